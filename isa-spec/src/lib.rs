@@ -1,0 +1,19 @@
+//! The lanejit ISA, generated from the YAML in this crate's directory (the single source of truth):
+//! instruction enums with typed operands, format/kind/instruction tables, a table-driven decoder and
+//! encoder, the assembler, the disassembler and the reference docs.
+
+pub mod codec;
+pub mod meta;
+
+pub use codec::{decode_at, decode_raw, encode, encode_values, length_words, DecodeError, Encoded, Illegal};
+pub use meta::*;
+
+include!(concat!(env!("OUT_DIR"), "/isa_generated.rs"));
+
+/// Lanes in a wave.
+pub const LANES: usize = 32;
+
+/// Looks an instruction up by mnemonic.
+pub fn by_mnemonic(m: &str) -> Option<&'static InsnInfo> {
+    INSNS.iter().find(|i| i.mnemonic == m)
+}
