@@ -1,1 +1,105 @@
+//! lanejit: a JIT-compiling emulator for a 32-lane GPU instruction set.
+//!
+//! The public API a test harness embeds: a [`Device`] with memory, [`Kernel`]s assembled from text or loaded
+//! from bytes, [`launch`](Device::launch)es with statistics and precise trap reports, and single-wave runs
+//! ([`wave::run_wave`]) from a JSON state.
 
+pub mod arena;
+pub mod cases;
+pub mod launch;
+pub mod state_json;
+pub mod trace;
+pub mod wave;
+pub mod wavemem;
+
+pub use arena::{Alloc, AllocError, Arena, DEVICE_BASE};
+pub use lanejit_interp::{Trap, TrapKind, WaveState, LANES};
+pub use launch::{LaunchConfig, LaunchError, LaunchStats};
+
+use lanejit_interp::Code;
+use lanejit_isa::asm::{AsmErrors, Program};
+use std::sync::Arc;
+
+/// Which engine executes guest code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// The reference interpreter (the golden model).
+    #[default]
+    Interp,
+    /// Compile every block with Cranelift.
+    Jit,
+    /// Interpret cold blocks, compile hot ones.
+    Auto,
+}
+
+/// Engines this build can run; the JIT is not part of this release yet, so asking for it is a clear error.
+pub fn engine_available(e: Engine) -> Result<(), String> {
+    match e {
+        Engine::Interp => Ok(()),
+        Engine::Jit | Engine::Auto => Err(format!("engine `{}` is not available in this build yet; use --engine interp",
+            if e == Engine::Jit { "jit" } else { "auto" })),
+    }
+}
+
+/// An assembled kernel, decoded once and shareable across launches and threads.
+#[derive(Clone)]
+pub struct Kernel {
+    pub program: Program,
+    pub code: Arc<Code>,
+}
+
+impl Kernel {
+    pub fn from_program(program: Program) -> Kernel {
+        let code = Arc::new(Code::new(program.words.clone()));
+        Kernel { program, code }
+    }
+    /// Assembles source text; errors carry file, line and column.
+    pub fn from_asm(file_name: &str, src: &str) -> Result<Kernel, AsmErrors> {
+        lanejit_isa::asm::assemble(file_name, src).map(Kernel::from_program)
+    }
+    /// Loads a container written by `lanejit asm` (or raw little-endian words).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Kernel, String> {
+        lanejit_isa::container::read_any(bytes).map(Kernel::from_program).map_err(|e| e.to_string())
+    }
+}
+
+/// Device memory plus the launch entry point.
+pub struct Device {
+    pub arena: Arena,
+}
+
+impl Device {
+    pub fn new() -> Result<Device, AllocError> {
+        Device::with_capacity(arena::DEFAULT_CAPACITY)
+    }
+    pub fn with_capacity(bytes: u64) -> Result<Device, AllocError> {
+        Ok(Device { arena: Arena::new(bytes)? })
+    }
+    /// A zeroed global buffer.
+    pub fn alloc(&self, bytes: u64) -> Result<Alloc, AllocError> {
+        self.arena.alloc(bytes, false)
+    }
+    /// A constant (read-only to guest code) buffer holding `data`.
+    pub fn alloc_const(&self, data: &[u8]) -> Result<Alloc, AllocError> {
+        let a = self.arena.alloc(data.len().max(4) as u64, true)?;
+        self.arena.write_bytes(a.addr, data).expect("fresh allocation holds its data");
+        Ok(a)
+    }
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), String> {
+        self.arena.write_bytes(addr, data)
+    }
+    pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
+        self.arena.read_bytes(addr, len)
+    }
+    pub fn write_u32s(&self, addr: u64, words: &[u32]) -> Result<(), String> {
+        self.write(addr, &words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>())
+    }
+    pub fn read_u32s(&self, addr: u64, count: usize) -> Result<Vec<u32>, String> {
+        let b = self.read(addr, count as u64 * 4)?;
+        Ok(b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+    }
+    pub fn launch(&self, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
+        launch::launch(self, kernel, cfg)
+    }
+}

@@ -1,0 +1,43 @@
+//! What the interpreter needs from memory. The runtime's arena implements it; tests may use a simple map.
+
+use lanejit_isa::Sp;
+
+/// Why one lane's access failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemFault {
+    /// Outside every allocation (or outside shared/private memory).
+    OutOfBounds,
+    /// A write to constant memory or to a read-only allocation.
+    ReadOnly,
+    /// Not naturally aligned.
+    Misaligned,
+}
+
+impl MemFault {
+    pub fn describe(self) -> &'static str {
+        match self {
+            MemFault::OutOfBounds => "outside every allocation",
+            MemFault::ReadOnly => "write to read-only memory",
+            MemFault::Misaligned => "not naturally aligned",
+        }
+    }
+}
+
+/// Memory as one wave sees it: global/constant (64-bit addresses), the workgroup's shared memory, and each
+/// lane's private memory. Accesses are 1, 2, 4 or 8 bytes, little-endian, and must be checked with `check`
+/// before any lane of an instruction performs its access, so that a faulting instruction has no effect.
+pub trait Memory {
+    /// Would this access succeed? `write` is true for stores and atomics.
+    fn check(&self, sp: Sp, lane: usize, addr: u64, size: u32, write: bool) -> Result<(), MemFault>;
+    /// Reads `size` bytes (1, 2, 4, 8), zero-extended.
+    fn load(&mut self, sp: Sp, lane: usize, addr: u64, size: u32) -> Result<u64, MemFault>;
+    /// Writes the low `size` bytes of `value`.
+    fn store(&mut self, sp: Sp, lane: usize, addr: u64, size: u32, value: u64) -> Result<(), MemFault>;
+    /// Atomically replaces the 32-bit word with `f(old)` and returns `old`.
+    fn rmw32(&mut self, sp: Sp, lane: usize, addr: u64, f: &mut dyn FnMut(u32) -> u32) -> Result<u32, MemFault>;
+}
+
+/// Natural alignment check shared by every implementation.
+pub fn check_align(addr: u64, size: u32) -> Result<(), MemFault> {
+    if addr % size as u64 == 0 { Ok(()) } else { Err(MemFault::Misaligned) }
+}

@@ -1,0 +1,126 @@
+//! Architectural state of one wave, and the lane-wise helpers handlers are written with.
+
+use lanejit_isa::{UReg, VReg, LANES, UREGS, VREGS};
+
+/// One 32-lane vector register value.
+pub type Lanes = [u32; LANES];
+
+/// Every lane of a wave.
+pub const FULL_EXEC: u32 = u32::MAX;
+
+/// Registers, EXEC, PC and status of one wave.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct WaveState {
+    pub v: Box<[Lanes; VREGS]>,
+    pub u: [u32; UREGS],
+    pub exec: u32,
+    pub pc: u32,
+    pub fcsr: u32,
+    /// Instructions retired by this wave (the `retired` CSR; `cycle` reads it too, so that runs are deterministic).
+    pub retired: u64,
+    /// Sum over retired instructions of the lanes active in EXEC when each executed (throughput statistics).
+    pub lane_ops: u64,
+}
+
+impl Default for WaveState {
+    fn default() -> Self {
+        WaveState { v: Box::new([[0; LANES]; VREGS]), u: [0; UREGS], exec: 0, pc: 0, fcsr: 0, retired: 0, lane_ops: 0 }
+    }
+}
+
+/// Is lane `lane` set in `mask`?
+#[inline]
+pub fn lane_on(mask: u32, lane: usize) -> bool {
+    mask >> lane & 1 != 0
+}
+
+impl WaveState {
+    #[inline]
+    pub fn vr(&self, r: VReg) -> &Lanes {
+        &self.v[r.idx()]
+    }
+    #[inline]
+    pub fn ur(&self, r: UReg) -> u32 {
+        self.u[r.idx()]
+    }
+    #[inline]
+    pub fn set_u(&mut self, r: UReg, x: u32) {
+        self.u[r.idx()] = x;
+    }
+    /// Vector register by number, wrapping past v127 is not allowed: callers check ranges first.
+    #[inline]
+    pub fn vn(&self, n: usize) -> &Lanes {
+        &self.v[n]
+    }
+
+    /// Writes `vals` into the lanes of `rd` selected by `mask`; other lanes keep their value.
+    #[inline]
+    pub fn write_masked(&mut self, rd: VReg, vals: &Lanes, mask: u32) {
+        let d = &mut self.v[rd.idx()];
+        for lane in 0..LANES {
+            if lane_on(mask, lane) {
+                d[lane] = vals[lane];
+            }
+        }
+    }
+
+    /// Writes `vals` into the EXEC-active lanes of `rd`.
+    #[inline]
+    pub fn write_v(&mut self, rd: VReg, vals: &Lanes) {
+        let exec = self.exec;
+        self.write_masked(rd, vals, exec);
+    }
+
+    /// rd = f(s1) lane-wise under EXEC.
+    #[inline]
+    pub fn map1(&mut self, rd: VReg, rs1: VReg, f: impl Fn(u32) -> u32) {
+        let a = *self.vr(rs1);
+        self.write_v(rd, &std::array::from_fn(|l| f(a[l])));
+    }
+
+    /// rd = f(s1, s2) lane-wise under EXEC.
+    #[inline]
+    pub fn map2(&mut self, rd: VReg, rs1: VReg, rs2: VReg, f: impl Fn(u32, u32) -> u32) {
+        let (a, b) = (*self.vr(rs1), *self.vr(rs2));
+        self.write_v(rd, &std::array::from_fn(|l| f(a[l], b[l])));
+    }
+
+    /// rd = f(s1, x) lane-wise under EXEC, x a uniform value or immediate.
+    #[inline]
+    pub fn map2s(&mut self, rd: VReg, rs1: VReg, x: u32, f: impl Fn(u32, u32) -> u32) {
+        let a = *self.vr(rs1);
+        self.write_v(rd, &std::array::from_fn(|l| f(a[l], x)));
+    }
+
+    /// rd = f(s1, s2, s3) lane-wise under EXEC.
+    #[inline]
+    pub fn map3(&mut self, rd: VReg, rs1: VReg, rs2: VReg, rs3: VReg, f: impl Fn(u32, u32, u32) -> u32) {
+        let (a, b, c) = (*self.vr(rs1), *self.vr(rs2), *self.vr(rs3));
+        self.write_v(rd, &std::array::from_fn(|l| f(a[l], b[l], c[l])));
+    }
+
+    /// 64-bit value of the even-aligned pair starting at `r` in `lane` (low word first).
+    #[inline]
+    pub fn v64(&self, r: VReg, lane: usize) -> u64 {
+        self.v[r.idx()][lane] as u64 | (self.v[r.idx() + 1][lane] as u64) << 32
+    }
+
+    /// 64-bit value of the even-aligned uniform pair starting at `r`.
+    #[inline]
+    pub fn u64_pair(&self, r: UReg) -> u64 {
+        self.u[r.idx()] as u64 | (self.u[r.idx() + 1] as u64) << 32
+    }
+
+    pub fn set_u64_pair(&mut self, r: UReg, x: u64) {
+        self.u[r.idx()] = x as u32;
+        self.u[r.idx() + 1] = (x >> 32) as u32;
+    }
+
+    /// Writes a 64-bit lane-wise result to the pair starting at `rd` under EXEC.
+    pub fn write_v64(&mut self, rd: VReg, vals: &[u64; LANES]) {
+        let lo: Lanes = std::array::from_fn(|l| vals[l] as u32);
+        let hi: Lanes = std::array::from_fn(|l| (vals[l] >> 32) as u32);
+        self.write_v(rd, &lo);
+        self.write_v(VReg(rd.0 + 1), &hi);
+    }
+}

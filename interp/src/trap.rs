@@ -1,0 +1,83 @@
+//! Precise traps: what went wrong, where, in which lanes and at which addresses.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum TrapKind {
+    IllegalInsn,
+    MemoryFault,
+    Misaligned,
+    UserTrap,
+    Breakpoint,
+    PcOutOfRange,
+    BarrierDeadlock,
+    BudgetExceeded,
+}
+
+impl TrapKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TrapKind::IllegalInsn => "IllegalInsn",
+            TrapKind::MemoryFault => "MemoryFault",
+            TrapKind::Misaligned => "Misaligned",
+            TrapKind::UserTrap => "UserTrap",
+            TrapKind::Breakpoint => "Breakpoint",
+            TrapKind::PcOutOfRange => "PcOutOfRange",
+            TrapKind::BarrierDeadlock => "BarrierDeadlock",
+            TrapKind::BudgetExceeded => "BudgetExceeded",
+        }
+    }
+}
+
+/// A trap report. `wave` and `workgroup` are filled in by the runtime that ran the wave.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Trap {
+    pub kind: TrapKind,
+    pub pc: u32,
+    pub wave: u32,
+    pub workgroup: [u32; 3],
+    /// Lanes involved (bit i = lane i); 0 when the trap concerns the whole wave.
+    pub lanes: u32,
+    /// Faulting addresses, in lane order of `lanes`.
+    pub addrs: Vec<u64>,
+    /// The immediate of `trap imm`, when kind is UserTrap.
+    pub code: Option<u32>,
+    pub detail: String,
+}
+
+impl Trap {
+    pub fn new(kind: TrapKind, pc: u32, detail: impl Into<String>) -> Trap {
+        Trap { kind, pc, wave: 0, workgroup: [0; 3], lanes: 0, addrs: Vec::new(), code: None, detail: detail.into() }
+    }
+    pub fn illegal(pc: u32, detail: impl Into<String>) -> Trap {
+        Trap::new(TrapKind::IllegalInsn, pc, detail)
+    }
+    pub fn with_lanes(mut self, lanes: u32) -> Trap {
+        self.lanes = lanes;
+        self
+    }
+    pub fn with_addrs(mut self, addrs: Vec<u64>) -> Trap {
+        self.addrs = addrs;
+        self
+    }
+}
+
+impl fmt::Display for Trap {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let [x, y, z] = self.workgroup;
+        write!(f, "{} at pc {:#x} (workgroup ({x},{y},{z}), wave {})", self.kind.name(), self.pc, self.wave)?;
+        if self.lanes != 0 {
+            write!(f, ", lanes {:#010x}", self.lanes)?;
+        }
+        if !self.addrs.is_empty() {
+            let a: Vec<String> = self.addrs.iter().map(|a| format!("{a:#x}")).collect();
+            write!(f, ", addresses [{}]", a.join(", "))?;
+        }
+        if let Some(c) = self.code {
+            write!(f, ", code {c}")?;
+        }
+        write!(f, ": {}", self.detail)
+    }
+}
+
+impl std::error::Error for Trap {}

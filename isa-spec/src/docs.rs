@@ -1,0 +1,71 @@
+//! Reference documentation generated from the tables: `lanejit spec` and the committed `docs/isa.md`.
+
+use crate::{KindClass, FLAG_NAMES, FORMATS, GROUPS, INSNS, KINDS};
+use std::fmt::Write;
+
+/// One CSV row per instruction: `variant,format,opcode,field=value,latency,flags`
+/// (e.g. `shfl.idx,R,0x2e,f4=0x0,fixed:6,xl`); `group` selects by group name or number.
+pub fn csv(group: Option<&str>) -> Result<String, String> {
+    let mut o = String::from("variant,format,opcode,field=value,latency,flags\n");
+    for i in selected(group)? {
+        writeln!(o, "{},{},{:#04x},{},{},{}", i.mnemonic, i.format().name, i.opcode, i.fn_text, i.latency_text, i.flags_text).unwrap();
+    }
+    Ok(o)
+}
+
+fn selected(group: Option<&str>) -> Result<Vec<&'static crate::InsnInfo>, String> {
+    let Some(g) = group else { return Ok(INSNS.iter().collect()) };
+    let known = GROUPS.iter().any(|x| x.name == g || x.number.to_string() == g);
+    if !known {
+        let names: Vec<String> = GROUPS.iter().map(|x| format!("{} ({})", x.name, x.number)).collect();
+        return Err(format!("unknown group `{g}`; groups: {}", names.join(", ")));
+    }
+    Ok(INSNS.iter().filter(|i| i.group_name == g || i.group.to_string() == g).collect())
+}
+
+/// The whole reference as Markdown.
+pub fn markdown() -> String {
+    let mut o = String::new();
+    o.push_str("# lanejit ISA reference\n\nGenerated from `isa-spec/*.yaml` by `lanejit spec --format md`; do not edit \
+        (a test keeps this file equal to the generator's output).\n\n");
+    formats_md(&mut o);
+    kinds_md(&mut o);
+    for g in GROUPS.iter() {
+        writeln!(o, "## Group {}: {} (`{}`, unit `{}`)\n", g.number, g.title, g.name, g.unit).unwrap();
+        o.push_str("| mnemonic | syntax | format | opcode | fixed | latency | flags | semantics |\n|---|---|---|---|---|---|---|---|\n");
+        for i in INSNS.iter().filter(|i| i.group == g.number) {
+            let sem = if i.sem.is_empty() { i.en.to_string() } else { format!("{}<br>{}", i.sem, i.en) };
+            writeln!(o, "| `{}` | `{}` | {} | {:#04x} | `{}` | {} | {} | {} |", i.mnemonic, i.syntax, i.format().name,
+                i.opcode, i.fn_text, i.latency_text, i.flags_text, sem.replace('|', "\\|")).unwrap();
+        }
+        o.push('\n');
+    }
+    o
+}
+
+fn formats_md(o: &mut String) {
+    o.push_str("## Encoding formats\n\nBit ranges are `[msb:lsb]`. Bits that are neither an operand nor a fixed field \
+        must be zero. Bit 0 of the opcode gives the length (even: 32-bit, odd: 64-bit).\n\n| format | width | fields (high to low) | use |\n|---|---|---|---|\n");
+    for f in FORMATS.iter() {
+        writeln!(o, "| {} | {} | `{}` | {} |", f.name, f.width, f.bits, f.use_).unwrap();
+    }
+    o.push('\n');
+}
+
+fn kinds_md(o: &mut String) {
+    o.push_str("## Operand kinds\n\n| kind | class | bits | default | values | meaning |\n|---|---|---|---|---|---|\n");
+    for k in KINDS.iter() {
+        let values: Vec<String> = k.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let default = match (k.default, k.class) {
+            (None, _) => String::new(),
+            (Some(d), KindClass::Enum) => k.value_name(d).unwrap_or("?").to_string(),
+            (Some(d), _) => d.to_string(),
+        };
+        writeln!(o, "| `{}` | {:?} | {} | {default} | {} | {} |", k.name, k.class, k.bits, values.join(" "), k.doc).unwrap();
+    }
+    o.push_str("\n## Flags\n\n| flag | meaning |\n|---|---|\n");
+    for (n, d) in FLAG_NAMES.iter() {
+        writeln!(o, "| `{n}` | {d} |").unwrap();
+    }
+    o.push('\n');
+}

@@ -1,0 +1,52 @@
+//! One wave from a given state until `end`, a trap or the budget: `lanejit wave` and the conformance suite.
+
+use crate::state_json::{parse_hex, to_hex, MemJson, StateJson};
+use crate::wavemem::WaveMemory;
+use crate::{engine_available, Device, Engine, Kernel};
+use lanejit_interp::{run, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
+
+/// Default instruction budget of a single-wave run.
+pub const DEFAULT_WAVE_BUDGET: u64 = 10_000_000;
+
+pub struct WaveOutcome {
+    pub state: WaveState,
+    pub trap: Option<Trap>,
+    /// Contents after the run of every memory range of the initial state, in order.
+    pub memory: Vec<MemJson>,
+}
+
+impl WaveOutcome {
+    pub fn to_json(&self) -> StateJson {
+        StateJson::from_wave(&self.state, self.trap.as_ref(), self.memory.clone())
+    }
+}
+
+/// Runs one wave of `kernel` from `init`. Memory exists only where `init.memory` puts it.
+pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, tracer: Option<&mut dyn Tracer>) -> Result<WaveOutcome, String> {
+    engine_available(engine)?;
+    let mut w = init.to_wave()?;
+    let device = Device::with_capacity(1 << 34).map_err(|e| e.to_string())?;
+    let mut ranges = Vec::new();
+    for m in &init.memory {
+        let bytes = parse_hex(&m.hex).map_err(|e| format!("memory at {:#x}: {e}", m.addr))?;
+        device.arena.alloc_at(m.addr, bytes.len() as u64, m.readonly).map_err(|e| e.to_string())?;
+        device.write(m.addr, &bytes)?;
+        ranges.push((m.addr, bytes.len() as u64, m.readonly));
+    }
+    let meta = &kernel.program.meta;
+    let allocs = device.arena.allocations();
+    let mut shared = vec![0u8; meta.shared_bytes as usize];
+    let mut private = vec![0u8; meta.private_bytes as usize * LANES];
+    let mut mem = WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut shared, private: &mut private, private_bytes: meta.private_bytes as u64 };
+    let env = WaveEnv { wave_id: 0, wave_count: 1, wg_size: [LANES as u32, 1, 1], grid: [1, 1, 1], wg_id: [0; 3] };
+    let trap = match run(&kernel.code, &mut w, &mut mem, &env, budget, tracer) {
+        Ok(Stop::End) => None,
+        Ok(Stop::Barrier) => Some(Trap::new(TrapKind::BarrierDeadlock, w.pc.wrapping_sub(4), "a lone wave cannot wait at a barrier in `wave` mode")),
+        Ok(Stop::Steps) => Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"))),
+        Err(t) => Some(t),
+    };
+    let memory = ranges.iter()
+        .map(|&(addr, len, readonly)| device.read(addr, len).map(|b| MemJson { addr, hex: to_hex(&b), readonly }))
+        .collect::<Result<_, _>>()?;
+    Ok(WaveOutcome { state: w, trap, memory })
+}

@@ -1,0 +1,100 @@
+//! Memory as one wave sees it: the device arena (global and constant), its workgroup's shared memory and its
+//! lanes' private memory. Implements the interpreter's `Memory` port.
+
+use crate::arena::{Alloc, Arena};
+use lanejit_interp::memory::check_align;
+use lanejit_interp::{MemFault, Memory, LANES};
+use lanejit_isa::Sp;
+
+pub struct WaveMemory<'a> {
+    pub arena: &'a Arena,
+    /// The allocation table as of launch start (allocations do not change during a launch).
+    pub allocs: &'a [Alloc],
+    pub shared: &'a mut [u8],
+    /// `LANES` consecutive private areas of `private_bytes` each.
+    pub private: &'a mut [u8],
+    pub private_bytes: u64,
+}
+
+impl WaveMemory<'_> {
+    fn global(&self, addr: u64, size: u32, write: bool) -> Result<(), MemFault> {
+        let i = self.allocs.partition_point(|a| a.addr <= addr);
+        let a = i.checked_sub(1).map(|i| self.allocs[i]).ok_or(MemFault::OutOfBounds)?;
+        if addr.checked_add(size as u64).is_none_or(|end| end > a.addr + a.size) {
+            return Err(MemFault::OutOfBounds);
+        }
+        if write && a.readonly {
+            return Err(MemFault::ReadOnly);
+        }
+        Ok(())
+    }
+
+    /// Byte offset of a shared or private access inside its host buffer.
+    fn local(&self, sp: Sp, lane: usize, addr: u64, size: u32) -> Result<usize, MemFault> {
+        let (base, len) = match sp {
+            Sp::Shared => (0, self.shared.len() as u64),
+            _ => (lane as u64 * self.private_bytes, self.private_bytes),
+        };
+        if addr.checked_add(size as u64).is_none_or(|end| end > len) {
+            return Err(MemFault::OutOfBounds);
+        }
+        Ok((base + addr) as usize)
+    }
+
+    fn local_buf(&mut self, sp: Sp) -> &mut [u8] {
+        if sp == Sp::Shared { self.shared } else { self.private }
+    }
+}
+
+impl Memory for WaveMemory<'_> {
+    fn check(&self, sp: Sp, lane: usize, addr: u64, size: u32, write: bool) -> Result<(), MemFault> {
+        debug_assert!(lane < LANES);
+        check_align(addr, size)?;
+        match sp {
+            Sp::Global => self.global(addr, size, write),
+            Sp::Constant if write => Err(MemFault::ReadOnly),
+            Sp::Constant => self.global(addr, size, false),
+            Sp::Shared | Sp::Private => self.local(sp, lane, addr, size).map(|_| ()),
+        }
+    }
+
+    fn load(&mut self, sp: Sp, lane: usize, addr: u64, size: u32) -> Result<u64, MemFault> {
+        self.check(sp, lane, addr, size, false)?;
+        Ok(match sp {
+            Sp::Global | Sp::Constant => self.arena.load(addr, size),
+            Sp::Shared | Sp::Private => {
+                let at = self.local(sp, lane, addr, size)?;
+                let buf = &self.local_buf(sp)[at..at + size as usize];
+                buf.iter().rev().fold(0u64, |v, b| v << 8 | *b as u64)
+            }
+        })
+    }
+
+    fn store(&mut self, sp: Sp, lane: usize, addr: u64, size: u32, value: u64) -> Result<(), MemFault> {
+        self.check(sp, lane, addr, size, true)?;
+        match sp {
+            Sp::Global | Sp::Constant => self.arena.store(addr, size, value),
+            Sp::Shared | Sp::Private => {
+                let at = self.local(sp, lane, addr, size)?;
+                let buf = &mut self.local_buf(sp)[at..at + size as usize];
+                for (i, b) in buf.iter_mut().enumerate() {
+                    *b = (value >> (8 * i)) as u8;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn rmw32(&mut self, sp: Sp, lane: usize, addr: u64, f: &mut dyn FnMut(u32) -> u32) -> Result<u32, MemFault> {
+        self.check(sp, lane, addr, 4, true)?;
+        match sp {
+            Sp::Global | Sp::Constant => Ok(self.arena.rmw32(addr, f)),
+            // Shared and private memory belong to one thread at a time: a plain read-modify-write is atomic.
+            Sp::Shared | Sp::Private => {
+                let old = self.load(sp, lane, addr, 4)? as u32;
+                self.store(sp, lane, addr, 4, f(old) as u64)?;
+                Ok(old)
+            }
+        }
+    }
+}
