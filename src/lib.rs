@@ -6,7 +6,10 @@
 
 pub mod arena;
 pub mod cases;
+pub mod bench;
+pub mod examples;
 pub mod launch;
+pub mod runcmd;
 pub mod state_json;
 pub mod trace;
 pub mod wave;

@@ -106,7 +106,7 @@ pub trait Tracer {
 /// Runs the wave from `w.pc` until it ends, reaches a barrier, traps, or retires `max_steps` instructions.
 /// A trapping instruction has no effect and is not retired; `w.pc` then points at it.
 pub fn run(code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
-           mut tracer: Option<&mut dyn Tracer>) -> Result<Stop, Trap> {
+           mut tracer: Option<&mut (dyn Tracer + '_)>) -> Result<Stop, Trap> {
     for _ in 0..max_steps {
         let pc = w.pc;
         let (insn, len) = code.fetch(pc)?;

@@ -1,0 +1,48 @@
+//! y[i] = a * x[i] + y[i] in f32 with one fused multiply-add per element.
+
+use super::{args, compare, pseudo_floats, upload, Example, Setup, Size};
+use crate::Device;
+use crate::LaunchConfig;
+use std::cell::RefCell;
+use std::hint::black_box;
+
+pub static EXAMPLE: Example = Example {
+    name: "saxpy",
+    about: "y = a*x + y (f32, fused multiply-add rounded to nearest even)",
+    source: include_str!("../../examples/saxpy.s"),
+    setup,
+};
+
+/// Threads per workgroup; must match `.workgroup` in saxpy.s.
+const WG: u32 = 256;
+
+/// The kernel's arithmetic: `f.fma.f32 … rm=rne` is IEEE fusedMultiplyAdd, exactly `f32::mul_add`.
+fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+    for (y, x) in y.iter_mut().zip(x) {
+        *y = a.mul_add(*x, *y);
+    }
+}
+
+fn setup(d: &Device, size: Size) -> Result<Setup, String> {
+    let n = match size { Size::Small => 1000, Size::Default => 1 << 20, Size::Large => 16 << 20 };
+    let a = 1.75f32;
+    let (x, y) = (pseudo_floats(3, n), pseudo_floats(4, n));
+    let mut want = y.clone();
+    saxpy(a, &x, &mut want);
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
+    let (px, py) = (upload(d, &bits(&x))?, upload(d, &bits(&y))?);
+    let cfg = LaunchConfig { grid: [(n as u32).div_ceil(WG), 1, 1], args: args(&[px, py], &[a.to_bits(), n as u32]), ..Default::default() };
+    let want = bits(&want);
+    let check = move |d: &Device| {
+        compare("y", &d.read_u32s(py, n)?, &want)?;
+        Ok(format!("{n} results bit-exact"))
+    };
+    // Updates its own copy of y in place, so that the timing holds no allocation.
+    let y = RefCell::new(y);
+    let native = move || {
+        let mut y = y.borrow_mut();
+        saxpy(black_box(a), black_box(&x), &mut y);
+        black_box(&mut *y);
+    };
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+}
