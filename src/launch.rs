@@ -5,7 +5,8 @@
 use crate::arena::Alloc;
 use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
-use lanejit_interp::{run, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
+use crate::engine::run_chunk;
+use lanejit_interp::{Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -72,6 +73,7 @@ struct LaunchCtx<'a> {
     shared_bytes: u32,
     private_bytes: u32,
     budget: u64,
+    engine: Engine,
     start: Instant,
     deadline: Option<Instant>,
     retired: AtomicU64,
@@ -99,7 +101,9 @@ fn validate(k: &Kernel, c: &LaunchConfig) -> Result<([u32; 3], u32, u32), Launch
 }
 
 pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
-    crate::engine_available(cfg.engine).map_err(LaunchError::Config)?;
+    if cfg.engine == Engine::Jit {
+        kernel.compiled().map_err(LaunchError::Config)?;
+    }
     let cx = prepare(device, kernel, cfg)?;
     let [gx, gy, gz] = cfg.grid;
     let count = gx as u64 * gy as u64 * gz as u64;
@@ -142,7 +146,7 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
     let start = Instant::now();
     Ok(LaunchCtx {
         device, kernel, allocs: device.arena.allocations(), env, args_addr: args.addr, shared_bytes, private_bytes,
-        budget: cfg.budget, start, deadline: cfg.deadline.map(|d| start + d), retired: AtomicU64::new(0),
+        budget: cfg.budget, engine: cfg.engine, start, deadline: cfg.deadline.map(|d| start + d), retired: AtomicU64::new(0),
         lane_ops: AtomicU64::new(0), trapped: AtomicBool::new(false), first_trap: Mutex::new(None),
     })
 }
@@ -221,7 +225,7 @@ fn run_workgroup(cx: &LaunchCtx, wg_id: [u32; 3], wg_index: u64, mut tracer: Opt
                 };
                 let w = &mut waves[wi];
                 let (r0, l0) = (w.retired, w.lane_ops);
-                let res = run(&cx.kernel.code, w, &mut mem, &env, CHUNK, tracer.as_deref_mut());
+                let res = run_chunk(cx.kernel, cx.engine, w, &mut mem, &env, CHUNK, tracer.as_deref_mut());
                 let total = cx.retired.fetch_add(w.retired - r0, Relaxed) + (w.retired - r0);
                 cx.lane_ops.fetch_add(w.lane_ops - l0, Relaxed);
                 match res.map_err(|t| with_ids(t, wi as u32))? {

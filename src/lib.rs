@@ -6,6 +6,7 @@
 
 pub mod arena;
 pub mod cases;
+pub mod engine;
 pub mod bench;
 pub mod examples;
 pub mod launch;
@@ -21,7 +22,9 @@ pub use launch::{LaunchConfig, LaunchError, LaunchStats};
 
 use lanejit_interp::Code;
 use lanejit_isa::asm::{AsmErrors, Program};
-use std::sync::Arc;
+use lanejit_jit::CompiledKernel;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, OnceLock};
 
 /// Which engine executes guest code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
@@ -36,26 +39,40 @@ pub enum Engine {
     Auto,
 }
 
-/// Engines this build can run; the JIT is not part of this release yet, so asking for it is a clear error.
-pub fn engine_available(e: Engine) -> Result<(), String> {
-    match e {
-        Engine::Interp => Ok(()),
-        Engine::Jit | Engine::Auto => Err(format!("engine `{}` is not available in this build yet; use --engine interp",
-            if e == Engine::Jit { "jit" } else { "auto" })),
-    }
+/// Engines this build can run (all of them; kept as a function so that a build without a JIT for the host can
+/// say so clearly).
+pub fn engine_available(_e: Engine) -> Result<(), String> {
+    Ok(())
 }
 
-/// An assembled kernel, decoded once and shareable across launches and threads.
+/// An assembled kernel, decoded once and shareable across launches and threads; its compiled code is made once
+/// and shared by every clone.
 #[derive(Clone)]
 pub struct Kernel {
     pub program: Program,
     pub code: Arc<Code>,
+    jit: Arc<OnceLock<Result<CompiledKernel, String>>>,
+    /// Instructions retired in the interpreter (for `auto` tiering).
+    pub interp_retired: Arc<AtomicU64>,
 }
 
 impl Kernel {
     pub fn from_program(program: Program) -> Kernel {
         let code = Arc::new(Code::new(program.words.clone()));
-        Kernel { program, code }
+        Kernel { program, code, jit: Arc::default(), interp_retired: Arc::default() }
+    }
+
+    /// The compiled kernel, compiling it on first use.
+    pub fn compiled(&self) -> Result<&CompiledKernel, String> {
+        self.jit.get_or_init(|| lanejit_jit::compile(&self.code).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone)
+    }
+
+    /// The compiled kernel if it is hot enough for `auto` (compiling it now if it just became hot).
+    pub fn compiled_if_hot(&self) -> Option<&CompiledKernel> {
+        if self.interp_retired.load(std::sync::atomic::Ordering::Relaxed) < engine::AUTO_HOT {
+            return self.jit.get().and_then(|r| r.as_ref().ok());
+        }
+        self.compiled().ok()
     }
     /// Assembles source text; errors carry file, line and column.
     pub fn from_asm(file_name: &str, src: &str) -> Result<Kernel, AsmErrors> {

@@ -3,7 +3,7 @@
 use crate::state_json::{parse_hex, to_hex, MemJson, StateJson};
 use crate::wavemem::WaveMemory;
 use crate::{engine_available, Device, Engine, Kernel};
-use lanejit_interp::{run, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
+use lanejit_interp::{Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
 
 /// Default instruction budget of a single-wave run.
 pub const DEFAULT_WAVE_BUDGET: u64 = 10_000_000;
@@ -24,6 +24,9 @@ impl WaveOutcome {
 /// Runs one wave of `kernel` from `init`. Memory exists only where `init.memory` puts it.
 pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, tracer: Option<&mut dyn Tracer>) -> Result<WaveOutcome, String> {
     engine_available(engine)?;
+    if engine == Engine::Jit {
+        kernel.compiled()?;
+    }
     let mut w = init.to_wave()?;
     let device = Device::with_capacity(1 << 34).map_err(|e| e.to_string())?;
     let mut ranges = Vec::new();
@@ -39,7 +42,7 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     let mut private = vec![0u8; meta.private_bytes as usize * LANES];
     let mut mem = WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut shared, private: &mut private, private_bytes: meta.private_bytes as u64 };
     let env = WaveEnv { wave_id: 0, wave_count: 1, wg_size: [LANES as u32, 1, 1], grid: [1, 1, 1], wg_id: [0; 3] };
-    let trap = match run(&kernel.code, &mut w, &mut mem, &env, budget, tracer) {
+    let trap = match crate::engine::run_chunk(kernel, engine, &mut w, &mut mem, &env, budget, tracer) {
         Ok(Stop::End) => None,
         Ok(Stop::Barrier) => Some(Trap::new(TrapKind::BarrierDeadlock, w.pc.wrapping_sub(4), "a lone wave cannot wait at a barrier in `wave` mode")),
         Ok(Stop::Steps) => Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"))),

@@ -8,10 +8,12 @@ pub type Lanes = [u32; LANES];
 /// Every lane of a wave.
 pub const FULL_EXEC: u32 = u32::MAX;
 
-/// Registers, EXEC, PC and status of one wave.
+/// Registers, EXEC, PC and status of one wave. `repr(C)` and 64-byte aligned because JIT-compiled code reads
+/// and writes it directly (the JIT hands a wave back to the interpreter with nothing to convert).
 #[derive(Clone, PartialEq, Eq, Debug)]
+#[repr(C, align(64))]
 pub struct WaveState {
-    pub v: Box<[Lanes; VREGS]>,
+    pub v: [Lanes; VREGS],
     pub u: [u32; UREGS],
     pub exec: u32,
     pub pc: u32,
@@ -24,7 +26,7 @@ pub struct WaveState {
 
 impl Default for WaveState {
     fn default() -> Self {
-        WaveState { v: Box::new([[0; LANES]; VREGS]), u: [0; UREGS], exec: 0, pc: 0, fcsr: 0, retired: 0, lane_ops: 0 }
+        WaveState { v: [[0; LANES]; VREGS], u: [0; UREGS], exec: 0, pc: 0, fcsr: 0, retired: 0, lane_ops: 0 }
     }
 }
 

@@ -191,7 +191,8 @@ fn gen_enums(m: &Model, o: &mut String) {
         for i in m.insns.iter().filter(|i| &i.group_name == gname) {
             let fields: Vec<String> = i.operands.iter()
                 .map(|op| format!("{}: {}", op.name, rust_type(kind_of(m.kinds, &op.kind)))).collect();
-            writeln!(o, "    /// `{} {}`: {}", i.def.mnemonic, i.def.syntax, i.def.en.replace('\n', " ")).unwrap();
+            let doc = i.def.en.replace('\n', " ").replace('[', "\\[").replace(']', "\\]");
+            writeln!(o, "    /// `{} {}`: {doc}", i.def.mnemonic, i.def.syntax).unwrap();
             if fields.is_empty() {
                 writeln!(o, "    {},", camel(&i.def.mnemonic)).unwrap();
             } else {
@@ -206,7 +207,8 @@ fn gen_enums(m: &Model, o: &mut String) {
     }
     o.push_str("}\n\nimpl Insn {\n    /// The table row of this instruction.\n    pub fn id(&self) -> InsnId {\n        match self {\n");
     for i in m.insns {
-        writeln!(o, "            Insn::{}({}Insn::{} {{ .. }}) => InsnId({}),", camel(&i.group_name), camel(&i.group_name),
+        let pat = if i.operands.is_empty() { "" } else { " { .. }" };
+        writeln!(o, "            Insn::{}({}Insn::{}{pat}) => InsnId({}),", camel(&i.group_name), camel(&i.group_name),
             camel(&i.def.mnemonic), i.id).unwrap();
     }
     o.push_str("        }\n    }\n\n    /// Operand values in syntax order (see `OperandValue`).\n    pub fn operand_values(&self) -> Operands {\n        match self {\n");

@@ -85,7 +85,8 @@ fn build(info: &'static InsnInfo, raw: u64) -> Result<Insn, Illegal> {
     for (n, op) in info.operands.iter().enumerate() {
         let k = op.kind();
         let field = op.extract(raw);
-        if k.class == KindClass::Enum && k.value_name(field).is_none() {
+        let no_component = k.class == KindClass::DMask && field == 0;
+        if k.class == KindClass::Enum && k.value_name(field).is_none() || no_component {
             return Err(Illegal::BadEnum { mnemonic: info.mnemonic, operand: op.name, value: field });
         }
         if k.pair && field & 1 != 0 {

@@ -2,11 +2,18 @@
 //! instruction enums with typed operands, format/kind/instruction tables, a table-driven decoder and
 //! encoder, the assembler, the disassembler and the reference docs.
 
+pub mod asm;
 pub mod codec;
+pub mod container;
+pub mod disasm;
+pub mod docs;
 pub mod meta;
 
 pub use codec::{decode_at, decode_raw, encode, encode_values, length_words, DecodeError, Encoded, Illegal};
 pub use meta::*;
+pub use asm::{assemble, AsmError, AsmErrors, KernelMeta, Program};
+pub use container::ContainerError;
+pub use disasm::{disassemble, format_insn};
 
 include!(concat!(env!("OUT_DIR"), "/isa_generated.rs"));
 

@@ -39,7 +39,7 @@ pub struct Example {
 }
 
 /// The example `lanejit run` runs with no arguments.
-pub const DEFAULT: &str = "vadd";
+pub const DEFAULT: &str = "saxpy";
 
 pub fn all() -> Vec<&'static Example> {
     vec![

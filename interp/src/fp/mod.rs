@@ -21,6 +21,7 @@ mod binary32;
 mod binary64;
 mod convert;
 mod soft;
+mod turns;
 mod unary;
 
 #[cfg(test)]
@@ -32,6 +33,7 @@ pub use binary16::*;
 pub use binary32::*;
 pub use binary64::*;
 pub use convert::*;
+pub use turns::*;
 pub use unary::*;
 
 /// Canonical quiet NaN of binary32: every NaN result of an f32 operation is exactly this.

@@ -1,0 +1,122 @@
+//! Group 6, memory: vector loads, stores and atomics (`M`), uniform loads and stores (`UM`), image ops (`T`).
+//!
+//! Every memory instruction first checks everything that can trap, over all active lanes, and only then
+//! touches memory or registers, so that a trapping instruction has no effect. The order of the checks is the
+//! YAML's: IllegalInsn (whatever EXEC), write to constant memory, Misaligned, outside an allocation.
+//! `cpol` is a cache hint with no functional effect, so every handler ignores it.
+
+mod uniform;
+mod vector;
+
+use crate::exec::{Ctx, Flow};
+use crate::memory::MemFault;
+use crate::trap::{Trap, TrapKind};
+use lanejit_isa::{MemInsn, Sp, UReg, VReg};
+use vector::{AtomOp, Base, Ext, Vm, Width};
+
+/// The image ops are fully specified in the ISA but not implemented by this release's engines.
+const IMAGE_UNIMPLEMENTED: &str = "image ops are not implemented in this release";
+
+pub fn exec(cx: &mut Ctx, i: &MemInsn) -> Result<Flow, Trap> {
+    use MemInsn::*;
+    use Width::*;
+    match *i {
+        LdU8 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B8, Ext::Zero),
+        LdS8 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B8, Ext::Sign),
+        LdU16 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B16, Ext::Zero),
+        LdS16 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B16, Ext::Sign),
+        LdB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B32, Ext::Zero),
+        LdB64 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B64, Ext::Zero),
+        LdB96 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B96, Ext::Zero),
+        LdB128 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B128, Ext::Zero),
+        StB8 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B8),
+        StB16 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B16),
+        StB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B32),
+        StB64 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B64),
+        StB96 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B96),
+        StB128 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B128),
+        LdA64U8 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B8, Ext::Zero),
+        LdA64S8 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B8, Ext::Sign),
+        LdA64U16 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B16, Ext::Zero),
+        LdA64S16 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B16, Ext::Sign),
+        LdA64B32 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B32, Ext::Zero),
+        LdA64B64 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B64, Ext::Zero),
+        LdA64B96 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B96, Ext::Zero),
+        LdA64B128 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B128, Ext::Zero),
+        StA64B8 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B8),
+        StA64B16 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B16),
+        StA64B32 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B32),
+        StA64B64 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B64),
+        StA64B96 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B96),
+        StA64B128 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B128),
+        AtomAddU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Add),
+        AtomSubU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Sub),
+        AtomMinI32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::MinI),
+        AtomMaxI32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::MaxI),
+        AtomMinU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::MinU),
+        AtomMaxU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::MaxU),
+        AtomAndB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::And),
+        AtomOrB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Or),
+        AtomXorB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Xor),
+        AtomXchgB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Xchg),
+        AtomCasB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Cas),
+        AtomIncU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Inc),
+        AtomDecU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Dec),
+        AtomFaddF32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Fadd),
+        AtomA64AddU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Add),
+        AtomA64SubU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Sub),
+        AtomA64MinI32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::MinI),
+        AtomA64MaxI32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::MaxI),
+        AtomA64MinU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::MinU),
+        AtomA64MaxU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::MaxU),
+        AtomA64AndB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::And),
+        AtomA64OrB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Or),
+        AtomA64XorB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Xor),
+        AtomA64XchgB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Xchg),
+        AtomA64CasB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Cas),
+        AtomA64IncU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Inc),
+        AtomA64DecU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Dec),
+        AtomA64FaddF32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Fadd),
+        ULdB32 { rd, rs1, imm, cpol: _ } => uniform::load(cx, rd, rs1, imm, 1),
+        ULdB64 { rd, rs1, imm, cpol: _ } => uniform::load(cx, rd, rs1, imm, 2),
+        ULdB128 { rd, rs1, imm, cpol: _ } => uniform::load(cx, rd, rs1, imm, 4),
+        ULdB256 { rd, rs1, imm, cpol: _ } => uniform::load(cx, rd, rs1, imm, 8),
+        UStB32 { rd, rs1, imm, cpol: _ } => uniform::store(cx, rd, rs1, imm, 1),
+        UStB64 { rd, rs1, imm, cpol: _ } => uniform::store(cx, rd, rs1, imm, 2),
+        ImgLoad { .. } | ImgStore { .. } | ImgSample { .. } | ImgQuery { .. } => Err(cx.illegal(IMAGE_UNIMPLEMENTED)),
+    }
+}
+
+/// f2 = 0: uniform base u[rs2] (pair for global/constant) plus the lane's 32-bit offset v[rs1].
+fn off(rd: VReg, rs1: VReg, rs2: UReg, imm: i32, sp: Sp) -> Vm {
+    Vm { rd, base: Base::Offset { rs1, rs2 }, imm, sp }
+}
+
+/// f2 = 1 (`.a64`): the lane's own 64-bit pointer v[rs1]:v[rs1+1].
+fn ptr(rd: VReg, rs1: VReg, imm: i32, sp: Sp) -> Vm {
+    Vm { rd, base: Base::Pointer { rs1 }, imm, sp }
+}
+
+/// The port accesses (byte offset, size) that make up one access of `bytes` bytes: the port handles 1, 2, 4
+/// and 8 bytes, so b96, b128 and b256 are done dword by dword (their alignment is checked on the whole).
+fn pieces(bytes: u32) -> impl Iterator<Item = (u64, u32)> {
+    let (n, size) = if bytes <= 8 { (1, bytes) } else { (bytes / 4, 4) };
+    (0..n).map(move |k| (k as u64 * size as u64, size))
+}
+
+/// The trap kind of a port verdict: a misaligned piece is Misaligned, anything else (outside every allocation,
+/// read-only memory) a MemoryFault.
+fn fault_kind(f: MemFault) -> TrapKind {
+    match f {
+        MemFault::Misaligned => TrapKind::Misaligned,
+        MemFault::OutOfBounds | MemFault::ReadOnly => TrapKind::MemoryFault,
+    }
+}
+
+/// A port refusal after `check` accepted the same access: cannot happen with a consistent port, but is
+/// reported as a trap rather than a panic.
+fn late_fault(cx: &Ctx, f: MemFault, lanes: u32, addr: u64) -> Trap {
+    cx.trap(fault_kind(f), format!("access refused after its check passed: {}", f.describe()))
+        .with_lanes(lanes)
+        .with_addrs(vec![addr])
+}

@@ -1,0 +1,412 @@
+//! The assembler: text → [`Program`]. Table-driven (it knows operand kind classes, never mnemonics), two
+//! passes (addresses and labels first, then label operands and encoding), all errors of a file collected
+//! (at least one per bad line), and no input makes it panic.
+//!
+//! Syntax, one statement per line; comments run from `;` or `//` to the end of the line.
+//! - `name:` defines a label (a letter or `_`, then letters, digits, `_`, `.`); several may precede a
+//!   statement on the same line.
+//! - Directives: `.kernel NAME` (bare `[A-Za-z0-9_.$-]+` or a quoted string with `\" \\ \n \t \u{…}`
+//!   escapes), `.workgroup X[, Y[, Z]]` (at most 1024 threads), `.shared BYTES` (at most 64 KiB),
+//!   `.args BYTES`, `.private BYTES` (per lane), `.word V[, V…]` (raw words: integers, negative ones as two's
+//!   complement, or f32 literals). Metadata directives may appear once each.
+//! - Instructions: `mnemonic op, op, …` with the positional operands in syntax order, then keyword operands
+//!   (kinds with a default) in any order, as `name=value` or a bare enum value / flag name; omitted keyword
+//!   operands take their default. Values by kind class: `v0..v127`, `u0..u63` (pairs `v4` or `v4:v5`, even),
+//!   `v3.l` / `v3.h`, integers (decimal, `0x`, `0b`, optional sign, `_` separators), 32-bit literals also as
+//!   floats (`1.5`, `-2e3`, `inf`, `nan`), pc-relative operands as a label or a byte offset from the
+//!   instruction, enum values by name, dmask as letters of `rgba`.
+//! - Source modifiers `-v2`, `|v2|`, `-|v2|` on the operand named `rsK` set bit K-1 of the instruction's
+//!   `neg` / `abs` operand (an explicit `neg=`/`abs=` mask is OR-ed with them).
+
+mod lex;
+mod operand;
+
+pub(crate) use lex::is_ident;
+pub use lex::quote_name;
+pub(crate) use operand::{bare_candidates, is_keyword, modifier_bit, modifier_operand};
+
+use crate::meta::InsnInfo;
+use lex::{Body, Span};
+use operand::{perr, PErr};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Largest kernel name (bytes) the assembler and the container accept.
+pub const MAX_NAME_BYTES: usize = 4096;
+/// Largest code size (32-bit words): byte addresses stay far inside `u32`.
+pub const MAX_CODE_WORDS: usize = 1 << 28;
+/// Largest workgroup (threads) and shared memory (bytes), from the launch model.
+pub const MAX_WORKGROUP_THREADS: u64 = 1024;
+pub const MAX_SHARED_BYTES: u32 = 64 * 1024;
+
+/// Launch metadata of a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelMeta {
+    pub name: String,
+    pub workgroup: [u32; 3],
+    pub shared_bytes: u32,
+    pub arg_bytes: u32,
+    /// Private memory per lane, bytes.
+    pub private_bytes: u32,
+}
+
+impl Default for KernelMeta {
+    fn default() -> Self {
+        KernelMeta {
+            name: "main".into(),
+            workgroup: [crate::LANES as u32, 1, 1],
+            shared_bytes: 0,
+            arg_bytes: 0,
+            private_bytes: 0,
+        }
+    }
+}
+
+impl KernelMeta {
+    /// Checks the limits of the launch model; the message names the offending value.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.name.len() > MAX_NAME_BYTES {
+            return Err(format!("kernel name of {} bytes exceeds {MAX_NAME_BYTES}", self.name.len()));
+        }
+        check_workgroup(self.workgroup)?;
+        if self.shared_bytes > MAX_SHARED_BYTES {
+            return Err(format!("shared memory of {} bytes exceeds {MAX_SHARED_BYTES}", self.shared_bytes));
+        }
+        Ok(())
+    }
+}
+
+fn check_workgroup(wg: [u32; 3]) -> Result<(), String> {
+    if wg.contains(&0) {
+        return Err(format!("workgroup {}x{}x{} has a zero dimension", wg[0], wg[1], wg[2]));
+    }
+    let threads = wg.iter().map(|&d| d as u64).product::<u64>();
+    if threads > MAX_WORKGROUP_THREADS {
+        return Err(format!(
+            "workgroup {}x{}x{} has {threads} threads, more than {MAX_WORKGROUP_THREADS}",
+            wg[0], wg[1], wg[2]
+        ));
+    }
+    Ok(())
+}
+
+/// An assembled kernel: code words, label addresses (bytes) and launch metadata.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Program {
+    pub words: Vec<u32>,
+    pub labels: BTreeMap<String, u32>,
+    pub meta: KernelMeta,
+}
+
+/// One assembly error. `col` counts characters from 1; `text` is the offending token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub text: String,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for AsmError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}:{}:{}: error: {}", self.file, self.line, self.col, self.message)?;
+        if let Some(h) = &self.hint {
+            write!(f, "\n  hint: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+/// All errors of one file, in line order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmErrors(pub Vec<AsmError>);
+
+impl fmt::Display for AsmErrors {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for AsmErrors {}
+
+fn mnemonics() -> &'static HashMap<&'static str, &'static InsnInfo> {
+    static MAP: OnceLock<HashMap<&'static str, &'static InsnInfo>> = OnceLock::new();
+    MAP.get_or_init(|| crate::INSNS.iter().map(|i| (i.mnemonic, i)).collect())
+}
+
+const DIRECTIVES: [&str; 6] = [".kernel", ".workgroup", ".shared", ".args", ".private", ".word"];
+
+/// An instruction waiting for its label operands.
+struct Pending {
+    line: usize,
+    text: String,
+    mn_off: usize,
+    info: &'static InsnInfo,
+    vals: Vec<i64>,
+    refs: Vec<operand::LabelRef>,
+    /// Index of its first word in the code.
+    at: usize,
+}
+
+struct Asm<'f> {
+    file: &'f str,
+    errors: Vec<AsmError>,
+    words: Vec<u32>,
+    labels: BTreeMap<String, u32>,
+    label_lines: HashMap<String, usize>,
+    meta: KernelMeta,
+    seen: HashMap<&'static str, usize>,
+    pending: Vec<Pending>,
+}
+
+/// Assembles one source file. `file_name` only labels the error messages.
+pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
+    let mut a = Asm {
+        file: file_name,
+        errors: Vec::new(),
+        words: Vec::new(),
+        labels: BTreeMap::new(),
+        label_lines: HashMap::new(),
+        meta: KernelMeta::default(),
+        seen: HashMap::new(),
+        pending: Vec::new(),
+    };
+    let lines: Vec<&str> = src.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    for (n, raw) in lines.iter().enumerate() {
+        if let Err(e) = a.line(n + 1, raw) {
+            a.push(n + 1, raw, e);
+        }
+    }
+    a.resolve(&lines);
+    if a.errors.is_empty() {
+        Ok(Program { words: a.words, labels: a.labels, meta: a.meta })
+    } else {
+        a.errors.sort_by_key(|e| (e.line, e.col));
+        Err(AsmErrors(a.errors))
+    }
+}
+
+impl Asm<'_> {
+    fn push(&mut self, line: usize, raw: &str, e: PErr) {
+        let col = raw.get(..e.off).map_or(1, |p| p.chars().count() + 1);
+        self.errors.push(AsmError {
+            file: self.file.to_string(),
+            line,
+            col,
+            text: e.text,
+            message: e.message,
+            hint: e.hint,
+        });
+    }
+
+    fn addr(&self) -> u32 {
+        (self.words.len().min(MAX_CODE_WORDS) * 4) as u32
+    }
+
+    fn line(&mut self, n: usize, raw: &str) -> Result<(), PErr> {
+        let code = lex::strip_comment(raw);
+        let line = lex::split_line(code);
+        // A bad label is reported, and the statement after it still assembled, so that addresses stay right.
+        for l in &line.labels {
+            let e = if !lex::is_ident(l.text) {
+                perr(*l, format!("bad label name `{}`", l.text))
+                    .hint(Some("a label is a letter or `_`, then letters, digits, `_` or `.`".into()))
+            } else if let Some(&first) = self.label_lines.get(l.text) {
+                perr(*l, format!("duplicate label `{}` (first defined at line {first})", l.text))
+            } else {
+                self.label_lines.insert(l.text.to_string(), n);
+                self.labels.insert(l.text.to_string(), self.addr());
+                continue;
+            };
+            self.push(n, raw, e);
+        }
+        match line.body {
+            None => Ok(()),
+            Some(Body::Directive { name, args, rest }) => self.directive(n, name, &args, rest),
+            Some(Body::Insn { mnemonic, ops, rest }) => self.insn(n, mnemonic, &ops, rest),
+        }
+    }
+
+    fn insn(&mut self, n: usize, mn: Span, ops: &[Span], rest: Span) -> Result<(), PErr> {
+        let Some(&info) = mnemonics().get(mn.text) else {
+            let hint =
+                lex::suggest(mn.text, crate::INSNS.iter().map(|i| i.mnemonic)).map(|s| format!("did you mean `{s}`?"));
+            return Err(perr(mn, format!("unknown mnemonic `{}`", mn.text)).hint(hint));
+        };
+        let at = self.words.len();
+        // Reserve the words even when the operands are bad, so that later label addresses stay right.
+        self.emit(mn, info.words as usize)?;
+        let (vals, refs) = operand::parse_operands(info, ops, mn, rest)?;
+        self.pending.push(Pending { line: n, text: mn.text.to_string(), mn_off: mn.off, info, vals, refs, at });
+        Ok(())
+    }
+
+    /// Reserves `count` words (filled in by `resolve` for instructions).
+    fn emit(&mut self, at: Span, count: usize) -> Result<(), PErr> {
+        if self.words.len() + count > MAX_CODE_WORDS {
+            return Err(perr(at, format!("program too large (more than {MAX_CODE_WORDS} words)")));
+        }
+        self.words.extend(std::iter::repeat_n(0, count));
+        Ok(())
+    }
+
+    fn directive(&mut self, n: usize, name: Span, args: &[Span], rest: Span) -> Result<(), PErr> {
+        let Some(&d) = DIRECTIVES.iter().find(|&&d| d == name.text) else {
+            let hint = lex::suggest(name.text, DIRECTIVES).map(|s| format!("did you mean `{s}`?"));
+            return Err(perr(name, format!("unknown directive `{}`", name.text)).hint(hint));
+        };
+        if d != ".word" {
+            if let Some(&first) = self.seen.get(d) {
+                return Err(perr(name, format!("duplicate `{d}` directive (first at line {first})")));
+            }
+        }
+        let arity = match d {
+            ".workgroup" => 1..=3,
+            ".word" => 1..=usize::MAX,
+            _ => 1..=1,
+        };
+        if !arity.contains(&args.len()) {
+            let want = match d {
+                ".workgroup" => "1 to 3 values (X[, Y[, Z]])",
+                ".word" => "at least one value",
+                ".kernel" => "a name",
+                _ => "one value (bytes)",
+            };
+            let at = if args.is_empty() { name } else { rest };
+            return Err(perr(at, format!("`{d}` takes {want}, found {}", args.len())));
+        }
+        if let Some(e) = args.iter().find(|a| a.text.is_empty()) {
+            return Err(perr(*e, "missing value (empty between commas)".into()));
+        }
+        let u32_arg = |a: Span, what: &str| -> Result<u32, PErr> {
+            let v = lex::parse_int(a.text).map_err(|_| perr(a, format!("bad number `{}` for {what}", a.text)))?;
+            u32::try_from(v).map_err(|_| perr(a, format!("{what} `{}` out of range 0..={}", a.text, u32::MAX)))
+        };
+        match d {
+            ".kernel" => {
+                let a = args[0];
+                let s = if a.text.starts_with('"') {
+                    lex::parse_string(a.text).map_err(|m| perr(a, m))?
+                } else if lex::is_bare_name(a.text) {
+                    a.text.to_string()
+                } else {
+                    return Err(perr(a, format!("bad kernel name `{}`", a.text))
+                        .hint(Some("use letters, digits, `_ . $ -`, or a quoted string".into())));
+                };
+                if s.len() > MAX_NAME_BYTES {
+                    return Err(perr(a, format!("kernel name of {} bytes exceeds {MAX_NAME_BYTES}", s.len())));
+                }
+                self.meta.name = s;
+            }
+            ".workgroup" => {
+                let mut wg = [1u32; 3];
+                for (i, a) in args.iter().enumerate() {
+                    wg[i] = u32_arg(*a, "workgroup size")?;
+                    if wg[i] == 0 {
+                        return Err(perr(*a, "workgroup dimension must be at least 1".into()));
+                    }
+                }
+                check_workgroup(wg).map_err(|m| perr(rest, m))?;
+                self.meta.workgroup = wg;
+            }
+            ".shared" => {
+                let v = u32_arg(args[0], "shared memory size")?;
+                if v > MAX_SHARED_BYTES {
+                    return Err(perr(args[0], format!("shared memory of {v} bytes exceeds {MAX_SHARED_BYTES}")));
+                }
+                self.meta.shared_bytes = v;
+            }
+            ".args" => self.meta.arg_bytes = u32_arg(args[0], "argument size")?,
+            ".private" => self.meta.private_bytes = u32_arg(args[0], "private memory size")?,
+            _ => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(word_value(*a)?);
+                }
+                let at = self.words.len();
+                self.emit(name, vals.len())?;
+                self.words[at..].copy_from_slice(&vals);
+            }
+        }
+        self.seen.insert(d, n);
+        Ok(())
+    }
+
+    /// Pass 2: label operands, then encoding.
+    fn resolve(&mut self, lines: &[&str]) {
+        let pending = std::mem::take(&mut self.pending);
+        for mut p in pending {
+            let raw = lines[p.line - 1];
+            let pc = (p.at * 4) as i64;
+            let mut ok = true;
+            for r in &p.refs {
+                let Some(&target) = self.labels.get(&r.name) else {
+                    let hint = lex::suggest(&r.name, self.labels.keys().map(|s| s.as_str()))
+                        .map(|s| format!("did you mean `{s}`?"));
+                    self.push(
+                        p.line,
+                        raw,
+                        perr(Span { text: &r.name, off: r.off }, format!("undefined label `{}`", r.name)).hint(hint),
+                    );
+                    ok = false;
+                    continue;
+                };
+                let off = target as i64 - pc;
+                let op = &p.info.operands[r.operand];
+                let k = op.kind();
+                if k.encode_value(off).is_err() {
+                    let (lo, hi) = k.encoded_range();
+                    let m = format!(
+                        "branch target `{}` out of range: offset {off} not in {}..={} ({}:{})",
+                        r.name,
+                        lo * 4,
+                        hi * 4,
+                        op.name,
+                        k.name
+                    );
+                    self.push(p.line, raw, perr(Span { text: &r.name, off: r.off }, m));
+                    ok = false;
+                    continue;
+                }
+                p.vals[r.operand] = off;
+            }
+            if !ok {
+                continue;
+            }
+            match crate::encode_values(p.info, &p.vals) {
+                Ok(e) => {
+                    self.words[p.at] = e.raw as u32;
+                    if e.words == 2 {
+                        self.words[p.at + 1] = (e.raw >> 32) as u32;
+                    }
+                }
+                // Every operand was range-checked while parsing; this is a guard, not an expected path.
+                Err(m) => self.push(p.line, raw, perr(Span { text: &p.text, off: p.mn_off }, m)),
+            }
+        }
+    }
+}
+
+/// A `.word` value: any 32-bit integer (negative as two's complement) or an f32 literal.
+fn word_value(a: Span) -> Result<u32, PErr> {
+    if let Some(f) = lex::parse_f32(a.text) {
+        return f.map(f32::to_bits).map_err(|m| perr(a, m));
+    }
+    let v = lex::parse_int(a.text).map_err(|e| match e {
+        lex::NumError::Bad => perr(a, format!("bad number `{}`", a.text)),
+        lex::NumError::TooLarge => perr(a, format!("number `{}` is too large", a.text)),
+    })?;
+    if !(-(1i64 << 31)..1i64 << 32).contains(&v) {
+        return Err(perr(a, format!("`.word` value `{}` out of range {}..={}", a.text, i32::MIN, u32::MAX)));
+    }
+    Ok(v as u32)
+}

@@ -1,0 +1,83 @@
+//! Basic-block discovery over the pre-decoded code. Blocks end at control flow, at EXEC writers (so EXEC is
+//! constant inside a block and each block can be specialised for a full EXEC), before a branch target, and at
+//! illegal words (which become an `Interpret` terminal: the interpreter reports them precisely).
+
+use lanejit_interp::Code;
+use lanejit_isa::{flag, Insn, KindClass};
+use std::collections::BTreeSet;
+
+/// One instruction of a block.
+#[derive(Clone, Copy, Debug)]
+pub struct Op {
+    pub pc: u32,
+    pub insn: Insn,
+    pub len: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub start: u32,
+    pub ops: Vec<Op>,
+    /// The block ends on an illegal word at this pc, to be handed to the interpreter.
+    pub interp_at: Option<u32>,
+}
+
+impl Block {
+    /// Address after the last instruction.
+    pub fn end(&self) -> u32 {
+        self.ops.last().map_or(self.start, |o| o.pc + o.len)
+    }
+}
+
+/// Does this instruction end a block (may change the PC, synchronise, or write EXEC)?
+pub fn ends_block(insn: &Insn) -> bool {
+    let i = insn.id().info();
+    i.has(flag::BR) || i.has(flag::SY) || i.has(flag::WE) || i.has(flag::TR) && i.group_name == "ctrl"
+}
+
+/// Statically known PC-relative targets of an instruction.
+pub fn static_targets(pc: u32, insn: &Insn) -> Vec<u32> {
+    let info = insn.id().info();
+    let vals = insn.operand_values();
+    info.operands.iter().zip(vals.as_slice())
+        .filter(|(o, _)| o.kind().class == KindClass::PcRel)
+        .map(|(_, v)| (pc as i64 + v) as u32)
+        .collect()
+}
+
+/// Splits the code reachable by a linear sweep from 0 into basic blocks.
+pub fn discover(code: &Code) -> Vec<Block> {
+    let mut starts = BTreeSet::new();
+    let mut pc = 0u32;
+    let mut linear = Vec::new();
+    while pc < code.len_bytes() {
+        match &code.decoded[(pc / 4) as usize] {
+            Ok((insn, len)) => {
+                linear.push((pc, Some((*insn, *len))));
+                if ends_block(insn) {
+                    starts.insert(pc + len);
+                    starts.extend(static_targets(pc, insn));
+                }
+                pc += len;
+            }
+            Err(_) => {
+                linear.push((pc, None));
+                starts.insert(pc + 4);
+                pc += 4;
+            }
+        }
+    }
+    starts.insert(0);
+    let mut blocks: Vec<Block> = Vec::new();
+    for (pc, op) in linear {
+        if starts.contains(&pc) || blocks.is_empty() || blocks.last().unwrap().interp_at.is_some() || blocks.last().unwrap().ops.last().is_some_and(|o| ends_block(&o.insn)) {
+            blocks.push(Block { start: pc, ops: Vec::new(), interp_at: None });
+        }
+        let b = blocks.last_mut().unwrap();
+        match op {
+            Some((insn, len)) => b.ops.push(Op { pc, insn, len }),
+            None => b.interp_at = Some(pc),
+        }
+    }
+    blocks
+}

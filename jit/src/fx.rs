@@ -1,0 +1,281 @@
+//! The per-kernel function being built: guest registers as Cranelift variables (a 32-lane vector register is
+//! 8 × I32X4, a uniform register an I32), loaded at entry and stored at every exit, EXEC-masked writes, and
+//! the calls that hand single instructions to the interpreter.
+
+use crate::runtime::{Exit, HelperFns};
+use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use lanejit_interp::WaveState;
+use lanejit_isa::{UReg, VReg, LANES, UREGS, VREGS};
+use std::mem::offset_of;
+
+/// 128-bit vectors per 32-lane register.
+pub const VECS: usize = LANES / 4;
+
+/// A 32-lane register value: VECS × I32X4.
+pub type Vec32 = [Value; VECS];
+
+pub fn v_offset(r: usize, k: usize) -> i32 {
+    (offset_of!(WaveState, v) + r * LANES * 4 + k * 16) as i32
+}
+pub fn u_offset(r: usize) -> i32 {
+    (offset_of!(WaveState, u) + r * 4) as i32
+}
+pub const EXEC_OFFSET: i32 = offset_of!(WaveState, exec) as i32;
+pub const PC_OFFSET: i32 = offset_of!(WaveState, pc) as i32;
+pub const RETIRED_OFFSET: i32 = offset_of!(WaveState, retired) as i32;
+pub const LANE_OPS_OFFSET: i32 = offset_of!(WaveState, lane_ops) as i32;
+
+/// State is 64-byte aligned and never trapped on: every access is `trusted` (notrap + aligned).
+pub fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+pub struct Fx<'a> {
+    pub b: FunctionBuilder<'a>,
+    pub state: Value,
+    pub ctx: Value,
+    pub vvars: Vec<Option<[Variable; VECS]>>,
+    pub uvars: Vec<Option<Variable>>,
+    pub exec: Variable,
+    pub retired: Variable,
+    pub lane_ops: Variable,
+    pub steps: Variable,
+    pub helpers: HelperFns,
+    /// The block being emitted runs with EXEC = all lanes (no blending needed).
+    pub full_exec: bool,
+    /// Cranelift block holding the common exit code, taking (status, pc).
+    pub exit_block: ir::Block,
+}
+
+impl<'a> Fx<'a> {
+    /// Declares variables for the registers the kernel names.
+    pub fn new(mut b: FunctionBuilder<'a>, used_v: &[bool; VREGS], used_u: &[bool; UREGS], helpers: HelperFns) -> Fx<'a> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let (state, ctx) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+        let vvars = (0..VREGS).map(|r| used_v[r].then(|| std::array::from_fn(|_| b.declare_var(I32X4)))).collect();
+        let uvars = (0..UREGS).map(|r| used_u[r].then(|| b.declare_var(I32))).collect();
+        let (exec, retired, lane_ops, steps) = (b.declare_var(I32), b.declare_var(I64), b.declare_var(I64), b.declare_var(I64));
+        let exit_block = b.create_block();
+        b.append_block_param(exit_block, I32);
+        b.append_block_param(exit_block, I32);
+        let mut fx = Fx { b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, exit_block };
+        fx.load_all();
+        fx.load_counters();
+        let st = fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_STEPS_OFFSET);
+        fx.b.def_var(fx.steps, st);
+        fx
+    }
+
+    /// Loads every cached register and EXEC from the state.
+    pub fn load_all(&mut self) {
+        for r in 0..VREGS {
+            if let Some(vars) = self.vvars[r] {
+                for (k, var) in vars.iter().enumerate() {
+                    let x = self.b.ins().load(I32X4, flags(), self.state, v_offset(r, k));
+                    self.b.def_var(*var, x);
+                }
+            }
+        }
+        for r in 0..UREGS {
+            if let Some(var) = self.uvars[r] {
+                let x = self.b.ins().load(I32, flags(), self.state, u_offset(r));
+                self.b.def_var(var, x);
+            }
+        }
+        let x = self.b.ins().load(I32, flags(), self.state, EXEC_OFFSET);
+        self.b.def_var(self.exec, x);
+    }
+
+    /// Loads the retired and lane-op counters (at entry only: helpers never change them).
+    pub fn load_counters(&mut self) {
+        for (var, off) in [(self.retired, RETIRED_OFFSET), (self.lane_ops, LANE_OPS_OFFSET)] {
+            let x = self.b.ins().load(I64, flags(), self.state, off);
+            self.b.def_var(var, x);
+        }
+    }
+
+    /// Stores the counters plus `extra` instructions retired under the current EXEC.
+    fn store_counters(&mut self, extra: u32) {
+        let (r, l) = self.counted(extra);
+        self.b.ins().store(flags(), r, self.state, RETIRED_OFFSET);
+        self.b.ins().store(flags(), l, self.state, LANE_OPS_OFFSET);
+    }
+
+    /// Stores every cached register and EXEC to the state.
+    pub fn store_all(&mut self) {
+        for r in 0..VREGS {
+            if let Some(vars) = self.vvars[r] {
+                for (k, var) in vars.iter().enumerate() {
+                    let x = self.b.use_var(*var);
+                    self.b.ins().store(flags(), x, self.state, v_offset(r, k));
+                }
+            }
+        }
+        for r in 0..UREGS {
+            if let Some(var) = self.uvars[r] {
+                let x = self.b.use_var(var);
+                self.b.ins().store(flags(), x, self.state, u_offset(r));
+            }
+        }
+        let x = self.b.use_var(self.exec);
+        self.b.ins().store(flags(), x, self.state, EXEC_OFFSET);
+    }
+
+    // --- registers -------------------------------------------------------------------------------------------
+
+    pub fn v(&mut self, r: VReg) -> Vec32 {
+        let vars = self.vvars[r.idx()].expect("kernel register scan covers every named register");
+        vars.map(|v| self.b.use_var(v))
+    }
+
+    /// Writes a vector register under EXEC (blending unless the block runs with a full EXEC).
+    pub fn set_v(&mut self, r: VReg, x: Vec32) {
+        let x = if self.full_exec { x } else { self.blend_exec(r, x) };
+        self.set_v_all(r, x);
+    }
+
+    /// Writes every lane, ignoring EXEC.
+    pub fn set_v_all(&mut self, r: VReg, x: Vec32) {
+        let vars = self.vvars[r.idx()].expect("kernel register scan covers every named register");
+        for k in 0..VECS {
+            self.b.def_var(vars[k], x[k]);
+        }
+    }
+
+    fn blend_exec(&mut self, r: VReg, x: Vec32) -> Vec32 {
+        let old = self.v(r);
+        let exec = self.b.use_var(self.exec);
+        std::array::from_fn(|k| {
+            let m = self.lane_mask(exec, k);
+            self.b.ins().bitselect(m, x[k], old[k])
+        })
+    }
+
+    /// All-ones in the lanes of vector `k` whose bit is set in the 32-bit `mask`.
+    pub fn lane_mask(&mut self, mask: Value, k: usize) -> Value {
+        let splat = self.b.ins().splat(I32X4, mask);
+        let bits = self.const_vec([1 << (4 * k), 1 << (4 * k + 1), 1 << (4 * k + 2), 1 << (4 * k + 3)]);
+        let and = self.b.ins().band(splat, bits);
+        self.b.ins().icmp(IntCC::Equal, and, bits)
+    }
+
+    pub fn u(&mut self, r: UReg) -> Value {
+        let var = self.uvars[r.idx()].expect("kernel register scan covers every named register");
+        self.b.use_var(var)
+    }
+
+    pub fn set_u(&mut self, r: UReg, x: Value) {
+        let var = self.uvars[r.idx()].expect("kernel register scan covers every named register");
+        self.b.def_var(var, x);
+    }
+
+    pub fn exec_val(&mut self) -> Value {
+        self.b.use_var(self.exec)
+    }
+
+    // --- constants and lane-wise helpers -----------------------------------------------------------------------
+
+    pub fn const_vec(&mut self, lanes: [u32; 4]) -> Value {
+        let bytes: Vec<u8> = lanes.iter().flat_map(|l| l.to_le_bytes()).collect();
+        let c = self.b.func.dfg.constants.insert(ir::ConstantData::from(bytes));
+        self.b.ins().vconst(I32X4, c)
+    }
+
+    pub fn splat32(&mut self, x: Value) -> Vec32 {
+        let s = self.b.ins().splat(I32X4, x);
+        [s; VECS]
+    }
+
+    pub fn splat_const(&mut self, c: u32) -> Vec32 {
+        let x = self.b.ins().iconst(I32, c as i64);
+        self.splat32(x)
+    }
+
+    pub fn map1(&mut self, a: Vec32, f: impl Fn(&mut FunctionBuilder, Value) -> Value) -> Vec32 {
+        std::array::from_fn(|k| f(&mut self.b, a[k]))
+    }
+
+    pub fn map2(&mut self, a: Vec32, c: Vec32, f: impl Fn(&mut FunctionBuilder, Value, Value) -> Value) -> Vec32 {
+        std::array::from_fn(|k| f(&mut self.b, a[k], c[k]))
+    }
+
+    /// The lane index vector (0..LANES).
+    pub fn lane_ids(&mut self) -> Vec32 {
+        std::array::from_fn(|k| {
+            let base = 4 * k as u32;
+            self.const_vec([base, base + 1, base + 2, base + 3])
+        })
+    }
+
+    // --- exits -------------------------------------------------------------------------------------------------
+
+    /// Leaves the compiled code with `status` and the guest pc to resume at.
+    pub fn exit(&mut self, status: Exit, pc: u32) {
+        let s = self.b.ins().iconst(I32, status as i64);
+        let p = self.b.ins().iconst(I32, pc as i64);
+        self.b.ins().jump(self.exit_block, &[s.into(), p.into()]);
+    }
+
+    /// Emits the shared exit block: store everything, write pc and the step budget, return the status.
+    pub fn emit_exit_block(&mut self) {
+        self.b.switch_to_block(self.exit_block);
+        let (status, pc) = (self.b.block_params(self.exit_block)[0], self.b.block_params(self.exit_block)[1]);
+        self.store_all();
+        self.store_counters(0);
+        self.b.ins().store(flags(), pc, self.state, PC_OFFSET);
+        let steps = self.b.use_var(self.steps);
+        self.b.ins().store(flags(), steps, self.ctx, crate::runtime::CTX_STEPS_OFFSET);
+        self.b.ins().return_(&[status]);
+    }
+
+    /// Counter values after `n` more instructions under the current EXEC.
+    fn counted(&mut self, n: u32) -> (Value, Value) {
+        let r = self.b.use_var(self.retired);
+        let l = self.b.use_var(self.lane_ops);
+        if n == 0 {
+            return (r, l);
+        }
+        let r = self.b.ins().iadd_imm_s(r, n as i64);
+        let ops = if self.full_exec {
+            self.b.ins().iconst(I64, n as i64 * LANES as i64)
+        } else {
+            let e = self.b.use_var(self.exec);
+            let pc = self.b.ins().popcnt(e);
+            let pc = self.b.ins().uextend(I64, pc);
+            self.b.ins().imul_imm_s(pc, n as i64)
+        };
+        (r, self.b.ins().iadd(l, ops))
+    }
+
+    /// Adds `n` retired instructions (and their lane-ops under the current EXEC).
+    pub fn count(&mut self, n: u32) {
+        let (r, l) = self.counted(n);
+        self.b.def_var(self.retired, r);
+        self.b.def_var(self.lane_ops, l);
+    }
+
+    /// Executes the instruction at `pc` in the interpreter, from compiled code: registers are stored before and
+    /// reloaded after; the state's counters include the `done` instructions of the block before this one, so a
+    /// trap, or a read of the `retired` CSR, sees the right count. A trap leaves through the exit.
+    pub fn call_interp(&mut self, pc: u32, done: u32) {
+        self.store_all();
+        self.store_counters(done);
+        let pcv = self.b.ins().iconst(I32, pc as i64);
+        let f = self.b.ins().iconst(I64, self.helpers.step as i64);
+        let sig = self.helpers.sig;
+        let call = self.b.ins().call_indirect(sig, f, &[self.state, self.ctx, pcv]);
+        let status = self.b.inst_results(call)[0];
+        self.load_all();
+        let ok = self.b.create_block();
+        let trap = self.b.create_block();
+        self.b.set_cold_block(trap);
+        self.b.ins().brif(status, trap, &[], ok, &[]);
+        self.b.switch_to_block(trap);
+        self.count(done);
+        self.exit(Exit::Trap, pc);
+        self.b.switch_to_block(ok);
+    }
+}

@@ -1,0 +1,75 @@
+//! Group `ctrl`: branches chain directly to the target block; anything whose outcome the interpreter must report
+//! (a jump to a bad target, `trap`, `brk`, computed jumps) ends the block with an `Interpret` exit at that
+//! instruction, so the report is the interpreter's own.
+
+use super::{Lowered, Site};
+use crate::fx::Fx;
+use crate::runtime::Exit;
+use cranelift_codegen::ir::{condcodes::IntCC, InstBuilder};
+use lanejit_isa::{CtrlInsn, UReg};
+
+pub fn lower(fx: &mut Fx, i: &CtrlInsn, site: &Site) -> Lowered {
+    use CtrlInsn::*;
+    match *i {
+        J { imm } => jump(fx, site, imm, None),
+        JExecz { imm } => on_exec(fx, site, imm, IntCC::Equal),
+        JExecnz { imm } => on_exec(fx, site, imm, IntCC::NotEqual),
+        Jal { rd, imm } => jump(fx, site, imm, Some(rd)),
+        BZ { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::Equal),
+        BNz { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::NotEqual),
+        BLt { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::SignedLessThan),
+        BGe { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::SignedGreaterThanOrEqual),
+        End => leave(fx, site, Exit::End, site.pc),
+        Barrier => leave(fx, site, Exit::Barrier, site.next_pc()),
+        Jr { .. } | Jalr { .. } | Trap { .. } | Brk => interpret(fx, site),
+        Nop | Fence { .. } | Cctl { .. } | Sleep { .. } | Wait { .. } => Lowered::Native,
+    }
+}
+
+fn target(site: &Site, imm: i32) -> Option<u32> {
+    let t = (site.pc as i64 + imm as i64) as u32;
+    site.heads.contains_key(&t).then_some(t)
+}
+
+/// The whole block retires, then leaves with `status` at `pc`.
+fn leave(fx: &mut Fx, site: &Site, status: Exit, pc: u32) -> Lowered {
+    fx.count(site.block_len);
+    fx.exit(status, pc);
+    Lowered::Terminated
+}
+
+/// The interpreter executes this (last) instruction of the block.
+fn interpret(fx: &mut Fx, site: &Site) -> Lowered {
+    fx.count(site.block_len - 1);
+    fx.exit(Exit::Interpret, site.pc);
+    Lowered::Terminated
+}
+
+fn jump(fx: &mut Fx, site: &Site, imm: i32, link: Option<UReg>) -> Lowered {
+    let Some(t) = target(site, imm) else { return interpret(fx, site) };
+    if let Some(rd) = link {
+        let ret = fx.b.ins().iconst(cranelift_codegen::ir::types::I32, site.next_pc() as i64);
+        fx.set_u(rd, ret);
+    }
+    fx.count(site.block_len);
+    fx.goto(site, t);
+    Lowered::Terminated
+}
+
+fn on_exec(fx: &mut Fx, site: &Site, imm: i32, cc: IntCC) -> Lowered {
+    let Some(t) = target(site, imm) else { return interpret(fx, site) };
+    let e = fx.exec_val();
+    let c = fx.b.ins().icmp_imm_s(cc, e, 0);
+    fx.count(site.block_len);
+    fx.branch(site, c, t, site.next_pc());
+    Lowered::Terminated
+}
+
+fn on_uniform(fx: &mut Fx, site: &Site, rs1: UReg, imm: i32, cc: IntCC) -> Lowered {
+    let Some(t) = target(site, imm) else { return interpret(fx, site) };
+    let x = fx.u(rs1);
+    let c = fx.b.ins().icmp_imm_s(cc, x, 0);
+    fx.count(site.block_len);
+    fx.branch(site, c, t, site.next_pc());
+    Lowered::Terminated
+}

@@ -1,0 +1,204 @@
+//! Compiling a kernel into one host function, and running waves on it. The compiled function enters at the
+//! wave's pc (a jump table over block starts), chains blocks directly, and returns an [`Exit`] status; the run
+//! loop hands single instructions to the interpreter where the compiled code asks for it (the `Interpret`
+//! terminal), so execution always resumes in compiled code at the next block start.
+
+use crate::blocks::{discover, Block};
+use crate::fx::Fx;
+use crate::lower;
+use cranelift_codegen::ir::{types::*, AbiParam, Signature, UserFuncName};
+use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module};
+use lanejit_interp::{exec, Code, Memory, Stop, Trap, WaveEnv, WaveState};
+use lanejit_isa::{KindClass, UREGS, VREGS};
+use std::mem::offset_of;
+use std::time::{Duration, Instant};
+
+/// Why compiled code returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Exit {
+    /// Resume at `pc` (a block start, or an address the run loop interprets).
+    Continue = 0,
+    End = 1,
+    /// Reached a barrier; `pc` is the instruction after it.
+    Barrier = 2,
+    /// An interpreted instruction trapped; the trap is in the context.
+    Trap = 3,
+    /// Interpret the instruction at `pc` (illegal words, traps, instructions left to the interpreter, and the
+    /// last steps of the budget).
+    Interpret = 4,
+}
+
+/// What compiled code and its helpers share with the run loop. `repr(C)`: compiled code reads `steps_left`.
+#[repr(C)]
+pub struct JitCtx<'a> {
+    /// Instructions compiled code may still retire in this call.
+    pub steps_left: i64,
+    pub code: &'a Code,
+    pub mem: &'a mut dyn Memory,
+    pub env: &'a WaveEnv,
+    pub trap: Option<Trap>,
+}
+
+pub const CTX_STEPS_OFFSET: i32 = offset_of!(JitCtx, steps_left) as i32;
+
+/// Addresses of the Rust helpers compiled code calls, and their signature.
+#[derive(Clone, Copy)]
+pub struct HelperFns {
+    pub step: usize,
+    pub sig: cranelift_codegen::ir::SigRef,
+}
+
+/// Executes one (non-control) instruction in the interpreter; returns 0, or 1 with the trap stored in the context.
+extern "C" fn helper_step(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u32 {
+    // SAFETY: compiled code passes the pointers it was called with, which `run` made from live references.
+    let (w, cx) = unsafe { (&mut *state, &mut *ctx) };
+    let (insn, len) = match cx.code.fetch(pc) {
+        Ok(x) => x,
+        Err(t) => {
+            cx.trap = Some(t);
+            return 1;
+        }
+    };
+    match exec::step(&mut exec::Ctx { w, mem: &mut *cx.mem, env: cx.env, pc, len }, &insn) {
+        Ok(_) => 0,
+        Err(t) => {
+            cx.trap = Some(t);
+            1
+        }
+    }
+}
+
+type EntryFn = unsafe extern "C" fn(*mut WaveState, *mut JitCtx) -> u32;
+
+/// A kernel compiled to host code. Shared by every wave and thread of a launch and across launches.
+pub struct CompiledKernel {
+    entry: EntryFn,
+    /// Block starts (byte pcs) the entry can dispatch to.
+    starts: Vec<bool>,
+    pub compile_time: Duration,
+    pub guest_insns: usize,
+    _module: ModuleHolder,
+}
+
+/// The module owns the code memory; it is never touched after finalisation, so sharing it is sound.
+struct ModuleHolder(#[allow(dead_code)] JITModule);
+unsafe impl Send for ModuleHolder {}
+unsafe impl Sync for ModuleHolder {}
+
+#[derive(Debug, thiserror::Error)]
+#[error("JIT compilation failed: {0}")]
+pub struct JitError(pub String);
+
+fn isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k, v| f.set(k, v).map_err(|e| JitError(e.to_string()));
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
+    let isa_builder = cranelift_native::builder().map_err(|e| JitError(e.to_string()))?;
+    isa_builder.finish(settings::Flags::new(flags)).map_err(|e| JitError(e.to_string()))
+}
+
+/// Registers named by any instruction (pairs include their second register).
+fn used_registers(blocks: &[Block]) -> ([bool; VREGS], [bool; UREGS]) {
+    let (mut v, mut u) = ([false; VREGS], [false; UREGS]);
+    for op in blocks.iter().flat_map(|b| &b.ops) {
+        let info = op.insn.id().info();
+        for (o, val) in info.operands.iter().zip(op.insn.operand_values().as_slice()) {
+            let k = o.kind();
+            let n = 1 + k.pair as usize;
+            match k.class {
+                KindClass::VReg => (0..n).for_each(|i| v[(*val as usize + i).min(VREGS - 1)] = true),
+                KindClass::VHalf => v[(*val & 0x7f) as usize] = true,
+                KindClass::UReg => (0..n).for_each(|i| u[(*val as usize + i).min(UREGS - 1)] = true),
+                _ => {}
+            }
+        }
+    }
+    (v, u)
+}
+
+pub fn compile(code: &Code) -> Result<CompiledKernel, JitError> {
+    let t0 = Instant::now();
+    let blocks = discover(code);
+    let isa = isa()?;
+    let mut module = JITModule::new(JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names()));
+    let ptr = module.target_config().pointer_type();
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
+    sig.returns.push(AbiParam::new(I32));
+    let id = module.declare_function("kernel", Linkage::Local, &sig).map_err(|e| JitError(e.to_string()))?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    let (used_v, used_u) = used_registers(&blocks);
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let mut hsig = Signature::new(CallConv::SystemV);
+        hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
+        hsig.returns.push(AbiParam::new(I32));
+        let helpers = HelperFns { step: helper_step as *const () as usize, sig: b.import_signature(hsig) };
+        let mut fx = Fx::new(b, &used_v, &used_u, helpers);
+        lower::emit_kernel(&mut fx, &blocks, code.len_bytes());
+        fx.emit_exit_block();
+        fx.b.seal_all_blocks();
+        fx.b.finalize(isa.frontend_config());
+    }
+    module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")))?;
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().map_err(|e| JitError(e.to_string()))?;
+    let entry = module.get_finalized_function(id);
+    let mut starts = vec![false; code.words.len()];
+    for b in &blocks {
+        starts[(b.start / 4) as usize] = true;
+    }
+    Ok(CompiledKernel {
+        // SAFETY: the function was built with exactly this signature.
+        entry: unsafe { std::mem::transmute::<*const u8, EntryFn>(entry) },
+        starts, compile_time: t0.elapsed(), guest_insns: blocks.iter().map(|b| b.ops.len()).sum(), _module: ModuleHolder(module),
+    })
+}
+
+impl CompiledKernel {
+    fn is_start(&self, pc: u32) -> bool {
+        pc % 4 == 0 && self.starts.get((pc / 4) as usize).copied().unwrap_or(false)
+    }
+}
+
+/// Runs a wave on compiled code with the interpreter's contract (`lanejit_interp::run`): until `end`, a barrier,
+/// a trap, or exactly `max_steps` retired instructions.
+pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64) -> Result<Stop, Trap> {
+    let mut left = max_steps;
+    let mut interpret_next = false;
+    while left > 0 {
+        if interpret_next || !ck.is_start(w.pc) {
+            interpret_next = false;
+            let r0 = w.retired;
+            match exec::run(code, w, mem, env, 1, None)? {
+                Stop::Steps => {}
+                stop => return Ok(stop),
+            }
+            left -= w.retired - r0;
+            continue;
+        }
+        let r0 = w.retired;
+        let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None };
+        // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
+        let status = unsafe { (ck.entry)(w, &mut cx) };
+        let trap = cx.trap.take();
+        left -= w.retired - r0;
+        match status {
+            s if s == Exit::End as u32 => return Ok(Stop::End),
+            s if s == Exit::Barrier as u32 => return Ok(Stop::Barrier),
+            s if s == Exit::Trap as u32 => return Err(trap.expect("a trap exit carries its trap")),
+            s if s == Exit::Interpret as u32 => interpret_next = true,
+            _ => {}
+        }
+    }
+    Ok(Stop::Steps)
+}
