@@ -65,6 +65,16 @@ fn sizes_set_up() {
     }
 }
 
+/// A check that passes on memory no kernel has touched would prove nothing.
+#[test]
+fn checks_reject_unlaunched_memory() {
+    for ex in examples::all() {
+        let device = Device::new().unwrap();
+        let setup = (ex.setup)(&device, Size::Small).unwrap();
+        assert!((setup.check)(&device).is_err(), "{}: check passes without a launch", ex.name);
+    }
+}
+
 /// One worker thread and two give identical memory (workgroups are independent).
 #[test]
 fn vadd_threads_agree() {

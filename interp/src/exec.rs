@@ -47,7 +47,10 @@ impl Code {
         if pc % 4 != 0 || pc >= self.len_bytes() {
             return Err(Trap::new(TrapKind::PcOutOfRange, pc, format!("pc {pc:#x} is outside the code (0..{:#x}) or not 4-aligned", self.len_bytes())));
         }
-        self.decoded[(pc / 4) as usize].clone().map_err(|e| Trap::illegal(pc, e.to_string()))
+        match &self.decoded[(pc / 4) as usize] {
+            Ok((insn, len)) => Ok((*insn, *len)),
+            Err(e) => Err(Trap::illegal(pc, e.to_string())),
+        }
     }
 }
 

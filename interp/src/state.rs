@@ -55,14 +55,18 @@ impl WaveState {
         &self.v[n]
     }
 
-    /// Writes `vals` into the lanes of `rd` selected by `mask`; other lanes keep their value.
+    /// Writes `vals` into the lanes of `rd` selected by `mask`; other lanes keep their value. Branch-free, with
+    /// a plain copy for a full mask (the common case).
     #[inline]
     pub fn write_masked(&mut self, rd: VReg, vals: &Lanes, mask: u32) {
         let d = &mut self.v[rd.idx()];
+        if mask == FULL_EXEC {
+            *d = *vals;
+            return;
+        }
         for lane in 0..LANES {
-            if lane_on(mask, lane) {
-                d[lane] = vals[lane];
-            }
+            let m = 0u32.wrapping_sub(mask >> lane & 1);
+            d[lane] = (vals[lane] & m) | (d[lane] & !m);
         }
     }
 

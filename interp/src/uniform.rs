@@ -219,14 +219,14 @@ fn div_s(a: u32, b: u32) -> u32 {
     if b == 0 { u32::MAX } else { (a as i32).wrapping_div(b as i32) as u32 }
 }
 fn div_u(a: u32, b: u32) -> u32 {
-    if b == 0 { u32::MAX } else { a / b }
+    a.checked_div(b).unwrap_or(u32::MAX)
 }
 /// Remainder with the dividend's sign: rem 0 gives the dividend, INT_MIN rem -1 gives 0 (wrapping_rem).
 fn rem_s(a: u32, b: u32) -> u32 {
     if b == 0 { a } else { (a as i32).wrapping_rem(b as i32) as u32 }
 }
 fn rem_u(a: u32, b: u32) -> u32 {
-    if b == 0 { a } else { a % b }
+    a.checked_rem(b).unwrap_or(a)
 }
 
 /// Field selector of u.bfe.*: off = bits [4:0], w = bits [12:8]; the field is cut at bit 31, so its

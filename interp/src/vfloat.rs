@@ -93,7 +93,7 @@ pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
         }
         FCvtF64U32 { rd, rs1 } => {
             let a = *cx.w.vr(rs1);
-            write64(cx, rd, |l| fp::i32_to_f64(a[l] as i32))
+            write64(cx, rd, |l| fp::u32_to_f64(a[l]))
         }
         FCvtF32F64 { rd, rs1, neg, abs, rm } => from64(cx, rd, rs1, mods(neg, abs, false), md(rm), fp::f64_to_f32),
         FCvtI32F64 { rd, rs1, neg, abs, rm } => {
@@ -177,7 +177,7 @@ impl Mods {
 
     /// f16 source i (low half of the register): fcsr.ftz16 input flush, then the modifiers.
     fn src16(self, i: u32, x: u16, m: FpMode) -> u16 {
-        let x = if m.flush16 && x & EXP16 == 0 { x } else { x };
+        let x = if m.flush16 && x & EXP16 == 0 { x & SIGN16 } else { x };
         self.sign_ops(i, x, SIGN16)
     }
 

@@ -279,3 +279,49 @@ impl<'a> Fx<'a> {
         self.b.switch_to_block(ok);
     }
 }
+
+// =============================================================================================================
+// Integer-lowering helpers (added with lower/{vint,uniform,cmp}; generic, usable by any group)
+// =============================================================================================================
+
+// `sign_bits` packs exactly 8 vectors of 4 lanes.
+const _: () = assert!(VECS == 8 && LANES == 32);
+
+impl Fx<'_> {
+    /// A vector with every lane `c` (a constant-pool load the using instruction can fold).
+    pub fn kvec(&mut self, c: u32) -> Value {
+        self.const_vec([c; 4])
+    }
+
+    /// The 32-bit lane mask whose bit i is the sign bit of lane i: for -1/0 compare masks, the lanes where the
+    /// compare held (a ballot). Saturating narrows keep each lane's sign, so 6 × snarrow (I32X4 → I16X8 →
+    /// I8X16) and 2 × vhigh_bits do it, instead of 8 × vhigh_bits plus shifts and ors.
+    pub fn sign_bits(&mut self, m: Vec32) -> Value {
+        let h: [Value; 4] = std::array::from_fn(|i| self.b.ins().snarrow(m[2 * i], m[2 * i + 1]));
+        let lo = self.b.ins().snarrow(h[0], h[1]);
+        let hi = self.b.ins().snarrow(h[2], h[3]);
+        let lo = self.b.ins().vhigh_bits(I32, lo);
+        let hi = self.b.ins().vhigh_bits(I32, hi);
+        let hi = self.b.ins().ishl_imm_u(hi, 16);
+        self.b.ins().bor(lo, hi)
+    }
+
+    /// `mask & EXEC` (nothing to do in the full-EXEC block variant).
+    pub fn and_exec(&mut self, mask: Value) -> Value {
+        if self.full_exec {
+            return mask;
+        }
+        let e = self.exec_val();
+        self.b.ins().band(mask, e)
+    }
+
+    /// Writes the lanes of `r` whose bit is set in the 32-bit `mask` (the caller has applied EXEC to it).
+    pub fn set_v_lanes(&mut self, r: VReg, x: Vec32, mask: Value) {
+        let old = self.v(r);
+        let y = std::array::from_fn(|k| {
+            let m = self.lane_mask(mask, k);
+            self.b.ins().bitselect(m, x[k], old[k])
+        });
+        self.set_v_all(r, y);
+    }
+}

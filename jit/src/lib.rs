@@ -4,6 +4,7 @@
 //! under both engines.
 
 pub mod blocks;
+mod lanes;
 mod fx;
 mod lower;
 pub mod runtime;

@@ -22,11 +22,13 @@ pub enum Size {
     Large,
 }
 
+/// Compares device memory with the Rust reference; Ok holds a one-line summary of the result.
+pub type Check = Box<dyn Fn(&Device) -> Result<String, String>>;
+
 /// A prepared launch: buffers allocated and filled, the configuration, and how to check the result.
 pub struct Setup {
     pub cfg: LaunchConfig,
-    /// Compares device memory with the Rust reference; Ok holds a one-line summary of the result.
-    pub check: Box<dyn Fn(&Device) -> Result<String, String>>,
+    pub check: Check,
     /// The same work in plain Rust (for the native-ratio column of `lanejit bench`).
     pub native: Box<dyn Fn()>,
 }

@@ -46,8 +46,8 @@ fn wave(first: u32, iterations: u32, out: &mut [u32]) {
             a[l] ^= t[l];
         }
         let sum = a.iter().fold(0u32, |s, x| s.wrapping_add(*x));
-        for l in 0..LANES {
-            b[l] = b[l].wrapping_add(sum);
+        for x in b.iter_mut() {
+            *x = x.wrapping_add(sum);
         }
         for l in 0..LANES {
             t[l] = b[(l + 7) % LANES];

@@ -36,7 +36,7 @@ pub fn f32_sin_turns(a: u32, m: FpMode) -> u32 {
     let Some((x, r)) = reduce(a, m) else { return F32_QNAN };
     let ar = r.abs();
     if ar == 0.0 || ar == 0.5 {
-        r.to_bits() & S::SIGN as u32
+        x & S::SIGN as u32
     } else if ar == 0.25 {
         if r < 0.0 { MINUS_ONE } else { ONE }
     } else {
@@ -67,7 +67,7 @@ pub fn f32_cos_turns(a: u32, m: FpMode) -> u32 {
 #[inline]
 pub fn f64_to_f16(a: u64, m: FpMode) -> u16 {
     match m.round {
-        Round::Rne => super::f32_to_f16(super::f64_to_f32(a, m), m),
+        Round::Rne => H::finish(narrow_rne::<H>(a), m.flush16) as u16,
         _ => soft::convert::<D, H>(a, m) as u16,
     }
 }

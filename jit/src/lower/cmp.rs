@@ -1,103 +1,97 @@
 //! Group `cmp`: JIT lowering. Every instruction is listed; those not lowered natively are executed by the
 //! interpreter from compiled code (`Lowered::Helper`).
+//!
+//! Integer compares are lowered: one icmp per I32X4 slice gives -1/0 lane masks, `Fx::sign_bits` packs them
+//! into the 32-bit lane mask, and lanes outside EXEC give 0. Float compares, classes and the f16 group stay
+//! with the interpreter: their NaN/ordering rules are on bit patterns (no host floats), not worth native code
+//! until a kernel needs them hot.
 
 use super::Lowered;
-use crate::fx::Fx;
-use lanejit_isa::CmpInsn;
+use crate::fx::{Fx, Vec32};
+use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, Value};
+use lanejit_isa::{CmpInsn, UReg, VReg};
 
-pub fn lower(_fx: &mut Fx, i: &CmpInsn) -> Lowered {
+pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
     use CmpInsn::*;
-    match i {
-        CmpEqI32 { .. } |
-        CmpNeI32 { .. } |
-        CmpLtI32 { .. } |
-        CmpLeI32 { .. } |
-        CmpGtI32 { .. } |
-        CmpGeI32 { .. } |
-        CmpLtU32 { .. } |
-        CmpLeU32 { .. } |
-        CmpGtU32 { .. } |
-        CmpGeU32 { .. } |
-        CmpEqF32 { .. } |
-        CmpNeF32 { .. } |
-        CmpLtF32 { .. } |
-        CmpLeF32 { .. } |
-        CmpGtF32 { .. } |
-        CmpGeF32 { .. } |
-        CmpOF32 { .. } |
-        CmpUF32 { .. } |
-        CmpClassF32 { .. } |
-        CmpEqF64 { .. } |
-        CmpNeF64 { .. } |
-        CmpLtF64 { .. } |
-        CmpLeF64 { .. } |
-        CmpGtF64 { .. } |
-        CmpGeF64 { .. } |
-        CmpOF64 { .. } |
-        CmpUF64 { .. } |
-        CmpClassF64 { .. } |
-        CmpEqI32Vu { .. } |
-        CmpNeI32Vu { .. } |
-        CmpLtI32Vu { .. } |
-        CmpLeI32Vu { .. } |
-        CmpGtI32Vu { .. } |
-        CmpGeI32Vu { .. } |
-        CmpLtU32Vu { .. } |
-        CmpLeU32Vu { .. } |
-        CmpGtU32Vu { .. } |
-        CmpGeU32Vu { .. } |
-        CmpEqF32Vu { .. } |
-        CmpNeF32Vu { .. } |
-        CmpLtF32Vu { .. } |
-        CmpLeF32Vu { .. } |
-        CmpGtF32Vu { .. } |
-        CmpGeF32Vu { .. } |
-        CmpOF32Vu { .. } |
-        CmpUF32Vu { .. } |
-        CmpClassF32Vu { .. } |
-        CmpEqF64Vu { .. } |
-        CmpNeF64Vu { .. } |
-        CmpLtF64Vu { .. } |
-        CmpLeF64Vu { .. } |
-        CmpGtF64Vu { .. } |
-        CmpGeF64Vu { .. } |
-        CmpOF64Vu { .. } |
-        CmpUF64Vu { .. } |
-        CmpClassF64Vu { .. } |
-        CmpEqI32Vi { .. } |
-        CmpNeI32Vi { .. } |
-        CmpLtI32Vi { .. } |
-        CmpLeI32Vi { .. } |
-        CmpGtI32Vi { .. } |
-        CmpGeI32Vi { .. } |
-        CmpLtU32Vi { .. } |
-        CmpLeU32Vi { .. } |
-        CmpGtU32Vi { .. } |
-        CmpGeU32Vi { .. } |
-        CmpClassF32Vi { .. } |
-        CmpClassnF32Vi { .. } |
-        CmpClassF64Vi { .. } |
-        CmpClassnF64Vi { .. } |
-        HAddF16 { .. } |
-        HSubF16 { .. } |
-        HMulF16 { .. } |
-        HFmaF16 { .. } |
-        HMinF16 { .. } |
-        HMaxF16 { .. } |
-        HPkAddF16 { .. } |
-        HPkSubF16 { .. } |
-        HPkMulF16 { .. } |
-        HPkFmaF16 { .. } |
-        HPkMinF16 { .. } |
-        HPkMaxF16 { .. } |
-        HcmpEqF16 { .. } |
-        HcmpNeF16 { .. } |
-        HcmpLtF16 { .. } |
-        HcmpLeF16 { .. } |
-        HcmpGtF16 { .. } |
-        HcmpGeF16 { .. } |
-        HcmpOF16 { .. } |
-        HcmpUF16 { .. } |
-        HcmpClassF16 { .. } => Lowered::Helper,
+    use IntCC::*;
+    match *i {
+        CmpEqI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Equal),
+        CmpNeI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, NotEqual),
+        CmpLtI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, SignedLessThan),
+        CmpLeI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, SignedLessThanOrEqual),
+        CmpGtI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, SignedGreaterThan),
+        CmpGeI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, SignedGreaterThanOrEqual),
+        CmpLtU32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, UnsignedLessThan),
+        CmpLeU32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, UnsignedLessThanOrEqual),
+        CmpGtU32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, UnsignedGreaterThan),
+        CmpGeU32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, UnsignedGreaterThanOrEqual),
+        CmpEqI32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, Equal),
+        CmpNeI32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, NotEqual),
+        CmpLtI32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, SignedLessThan),
+        CmpLeI32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, SignedLessThanOrEqual),
+        CmpGtI32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, SignedGreaterThan),
+        CmpGeI32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, SignedGreaterThanOrEqual),
+        CmpLtU32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, UnsignedLessThan),
+        CmpLeU32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, UnsignedLessThanOrEqual),
+        CmpGtU32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, UnsignedGreaterThan),
+        CmpGeU32Vu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, UnsignedGreaterThanOrEqual),
+        // Signed forms get imm sign-extended, unsigned ones zero-extended (the decoder did both).
+        CmpEqI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, Equal),
+        CmpNeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, NotEqual),
+        CmpLtI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedLessThan),
+        CmpLeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedLessThanOrEqual),
+        CmpGtI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedGreaterThan),
+        CmpGeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedGreaterThanOrEqual),
+        CmpLtU32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm, UnsignedLessThan),
+        CmpLeU32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm, UnsignedLessThanOrEqual),
+        CmpGtU32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm, UnsignedGreaterThan),
+        CmpGeU32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm, UnsignedGreaterThanOrEqual),
+        CmpEqF32 { .. } | CmpNeF32 { .. } | CmpLtF32 { .. } | CmpLeF32 { .. } | CmpGtF32 { .. } | CmpGeF32 { .. } |
+        CmpOF32 { .. } | CmpUF32 { .. } | CmpClassF32 { .. } | CmpEqF64 { .. } | CmpNeF64 { .. } |
+        CmpLtF64 { .. } | CmpLeF64 { .. } | CmpGtF64 { .. } | CmpGeF64 { .. } | CmpOF64 { .. } | CmpUF64 { .. } |
+        CmpClassF64 { .. } | CmpEqF32Vu { .. } | CmpNeF32Vu { .. } | CmpLtF32Vu { .. } | CmpLeF32Vu { .. } |
+        CmpGtF32Vu { .. } | CmpGeF32Vu { .. } | CmpOF32Vu { .. } | CmpUF32Vu { .. } | CmpClassF32Vu { .. } |
+        CmpEqF64Vu { .. } | CmpNeF64Vu { .. } | CmpLtF64Vu { .. } | CmpLeF64Vu { .. } | CmpGtF64Vu { .. } |
+        CmpGeF64Vu { .. } | CmpOF64Vu { .. } | CmpUF64Vu { .. } | CmpClassF64Vu { .. } | CmpClassF32Vi { .. } |
+        CmpClassnF32Vi { .. } | CmpClassF64Vi { .. } | CmpClassnF64Vi { .. } | HAddF16 { .. } | HSubF16 { .. } |
+        HMulF16 { .. } | HFmaF16 { .. } | HMinF16 { .. } | HMaxF16 { .. } | HPkAddF16 { .. } | HPkSubF16 { .. } |
+        HPkMulF16 { .. } | HPkFmaF16 { .. } | HPkMinF16 { .. } | HPkMaxF16 { .. } | HcmpEqF16 { .. } |
+        HcmpNeF16 { .. } | HcmpLtF16 { .. } | HcmpLeF16 { .. } | HcmpGtF16 { .. } | HcmpGeF16 { .. } |
+        HcmpOF16 { .. } | HcmpUF16 { .. } | HcmpClassF16 { .. } => Lowered::Helper,
     }
+}
+
+/// U[rd] = the lanes in EXEC where the -1/0 masks `m` are set.
+fn set_mask(fx: &mut Fx, rd: UReg, m: Vec32) -> Lowered {
+    let bits = fx.sign_bits(m);
+    let bits = fx.and_exec(bits);
+    fx.set_u(rd, bits);
+    Lowered::Native
+}
+
+/// s1 `cc` s2 per lane.
+fn vv(fx: &mut Fx, rd: UReg, rs1: VReg, rs2: VReg, cc: IntCC) -> Lowered {
+    let (a, b) = (fx.v(rs1), fx.v(rs2));
+    let m = fx.map2(a, b, |b, x, y| b.ins().icmp(cc, x, y));
+    set_mask(fx, rd, m)
+}
+
+/// s1 `cc` y, y one I32X4 with the same value in every lane.
+fn vy(fx: &mut Fx, rd: UReg, rs1: VReg, y: Value, cc: IntCC) -> Lowered {
+    let a = fx.v(rs1);
+    let m = a.map(|x| fx.b.ins().icmp(cc, x, y));
+    set_mask(fx, rd, m)
+}
+
+/// s1 `cc` U[rs2].
+fn vu(fx: &mut Fx, rd: UReg, rs1: VReg, rs2: UReg, cc: IntCC) -> Lowered {
+    let u = fx.u(rs2);
+    let y = fx.b.ins().splat(I32X4, u);
+    vy(fx, rd, rs1, y, cc)
+}
+
+/// s1 `cc` k, k the immediate extended to 32 bits.
+fn vk(fx: &mut Fx, rd: UReg, rs1: VReg, k: u32, cc: IntCC) -> Lowered {
+    let y = fx.kvec(k);
+    vy(fx, rd, rs1, y, cc)
 }

@@ -1,49 +1,225 @@
-//! Group `xlane`: JIT lowering. Every instruction is listed; those not lowered natively are executed by the
-//! interpreter from compiled code (`Lowered::Helper`).
+//! Group `xlane` (seed 000): immediate shuffles and quad swizzles become constant permutations; uniform and
+//! per-lane deltas gather through a stack slot; ballot, votes, reductions and the scan are native. Derivatives
+//! (float, fcsr-dependent) and a trapping `writelane` are left to the interpreter.
 
 use super::Lowered;
-use crate::fx::Fx;
-use lanejit_isa::XlaneInsn;
+use crate::fx::{Fx, Vec32};
+use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, Value};
+use lanejit_isa::{UReg, VReg, XlaneInsn, LANES};
 
-pub fn lower(_fx: &mut Fx, i: &XlaneInsn) -> Lowered {
+const LANE_MASK: u32 = LANES as u32 - 1;
+
+pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
     use XlaneInsn::*;
-    match i {
-        ShflIdx { .. } |
-        ShflUp { .. } |
-        ShflDown { .. } |
-        ShflXor { .. } |
-        ShflRot { .. } |
-        ShflUpVi { .. } |
-        ShflDownVi { .. } |
-        ShflXorVi { .. } |
-        ShflRotVi { .. } |
-        ShflBcastVi { .. } |
-        ShflBcastVu { .. } |
-        ShflUpVu { .. } |
-        ShflDownVu { .. } |
-        ShflXorVu { .. } |
-        ShflRotVu { .. } |
-        QuadSwizzle { .. } |
-        Writelane { .. } |
-        Readfirst { .. } |
-        Readlane { .. } |
-        ReadlaneU { .. } |
-        FddxFineF32 { .. } |
-        FddxCoarseF32 { .. } |
-        FddyFineF32 { .. } |
-        FddyCoarseF32 { .. } |
-        XscanAddU32 { .. } |
-        Ballot { .. } |
-        VoteAny { .. } |
-        VoteAll { .. } |
-        VoteEq { .. } |
-        XredAddU32 { .. } |
-        XredMinI32 { .. } |
-        XredMaxI32 { .. } |
-        XredMinU32 { .. } |
-        XredMaxU32 { .. } |
-        XredAndB32 { .. } |
-        XredOrB32 { .. } |
-        XredXorB32 { .. } => Lowered::Helper,
+    match *i {
+        ShflUpVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| up(l, imm as u32 & LANE_MASK)),
+        ShflDownVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| down(l, imm as u32 & LANE_MASK)),
+        ShflXorVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| l ^ (imm as u32 & LANE_MASK) as usize),
+        ShflRotVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| (l as i64 + imm as i64) as usize & LANE_MASK as usize),
+        ShflBcastVi { rd, rs1, imm } => fixed(fx, rd, rs1, |_| (imm as u32 & LANE_MASK) as usize),
+        QuadSwizzle { rd, rs1, imm } => fixed(fx, rd, rs1, |l| (l & !3) | (imm as usize >> (2 * (l & 3)) & 3)),
+        ShflIdx { rd, rs1, rs2 } => {
+            let idx = fx.v(rs2);
+            dynamic(fx, rd, rs1, idx)
+        }
+        ShflXor { rd, rs1, rs2 } => {
+            let (ids, m) = (fx.lane_ids(), fx.v(rs2));
+            let idx = fx.map2(ids, m, |b, a, c| b.ins().bxor(a, c));
+            dynamic(fx, rd, rs1, idx)
+        }
+        ShflRot { rd, rs1, rs2 } => {
+            let (ids, d) = (fx.lane_ids(), fx.v(rs2));
+            let idx = fx.map2(ids, d, |b, a, c| b.ins().iadd(a, c));
+            dynamic(fx, rd, rs1, idx)
+        }
+        ShflUp { rd, rs1, rs2 } => {
+            let d = fx.v(rs2);
+            shift_dynamic(fx, rd, rs1, d, false)
+        }
+        ShflDown { rd, rs1, rs2 } => {
+            let d = fx.v(rs2);
+            shift_dynamic(fx, rd, rs1, d, true)
+        }
+        ShflBcastVu { rd, rs1, rs2 } => {
+            let u = fx.u(rs2);
+            let idx = fx.splat32(u);
+            dynamic(fx, rd, rs1, idx)
+        }
+        ShflXorVu { rd, rs1, rs2 } => {
+            let (ids, u) = (fx.lane_ids(), fx.u(rs2));
+            let m = fx.splat32(u);
+            let idx = fx.map2(ids, m, |b, a, c| b.ins().bxor(a, c));
+            dynamic(fx, rd, rs1, idx)
+        }
+        ShflRotVu { rd, rs1, rs2 } => {
+            let (ids, u) = (fx.lane_ids(), fx.u(rs2));
+            let d = fx.splat32(u);
+            let idx = fx.map2(ids, d, |b, a, c| b.ins().iadd(a, c));
+            dynamic(fx, rd, rs1, idx)
+        }
+        ShflUpVu { rd, rs1, rs2 } => {
+            let u = fx.u(rs2);
+            let d = fx.splat32(u);
+            shift_dynamic(fx, rd, rs1, d, false)
+        }
+        ShflDownVu { rd, rs1, rs2 } => {
+            let u = fx.u(rs2);
+            let d = fx.splat32(u);
+            shift_dynamic(fx, rd, rs1, d, true)
+        }
+        Writelane { rd, rs2, rs1 } if (rs1 as usize) < LANES => writelane(fx, rd, rs2, rs1 as usize),
+        Writelane { .. } => Lowered::Helper,
+        Readfirst { rd, rs1 } => readfirst(fx, rd, rs1),
+        Readlane { rd, rs1, imm } => {
+            let s = fx.v(rs1);
+            let x = fx.extract(s, (imm & LANE_MASK) as usize);
+            fx.set_u(rd, x);
+            Lowered::Native
+        }
+        ReadlaneU { rd, rs1, rs2 } => {
+            let (s, u) = (fx.v(rs1), fx.u(rs2));
+            let addr = fx.spill(s);
+            let i = fx.b.ins().band_imm_u(u, LANE_MASK as i64);
+            let x = fx.load_lane(addr, i);
+            fx.set_u(rd, x);
+            Lowered::Native
+        }
+        FddxFineF32 { .. } | FddxCoarseF32 { .. } | FddyFineF32 { .. } | FddyCoarseF32 { .. } => Lowered::Helper,
+        XscanAddU32 { rd, rs1 } => {
+            let s = fx.v(rs1);
+            let x = fx.active_or(s, 0);
+            let sum = fx.prefix_sum(x);
+            fx.set_v(rd, sum);
+            Lowered::Native
+        }
+        Ballot { rd, rs1 } => {
+            let m = active_nonzero(fx, rs1);
+            fx.set_u(rd, m);
+            Lowered::Native
+        }
+        VoteAny { rd, rs1 } => {
+            let m = active_nonzero(fx, rs1);
+            let r = fx.b.ins().icmp_imm_u(IntCC::NotEqual, m, 0);
+            set_bool(fx, rd, r)
+        }
+        VoteAll { rd, rs1 } => {
+            let (m, e) = (active_nonzero(fx, rs1), fx.exec_val());
+            let r = fx.b.ins().icmp(IntCC::Equal, m, e);
+            set_bool(fx, rd, r)
+        }
+        VoteEq { rd, rs1 } => vote_eq(fx, rd, rs1),
+        XredAddU32 { rd, rs1 } => reduce(fx, rd, rs1, 0, |f, a, b| f.b.ins().iadd(a, b)),
+        XredMinI32 { rd, rs1 } => reduce(fx, rd, rs1, i32::MAX as u32, |f, a, b| f.b.ins().smin(a, b)),
+        XredMaxI32 { rd, rs1 } => reduce(fx, rd, rs1, i32::MIN as u32, |f, a, b| f.b.ins().smax(a, b)),
+        XredMinU32 { rd, rs1 } => reduce(fx, rd, rs1, u32::MAX, |f, a, b| f.b.ins().umin(a, b)),
+        XredMaxU32 { rd, rs1 } => reduce(fx, rd, rs1, 0, |f, a, b| f.b.ins().umax(a, b)),
+        XredAndB32 { rd, rs1 } => reduce(fx, rd, rs1, u32::MAX, |f, a, b| f.b.ins().band(a, b)),
+        XredOrB32 { rd, rs1 } => reduce(fx, rd, rs1, 0, |f, a, b| f.b.ins().bor(a, b)),
+        XredXorB32 { rd, rs1 } => reduce(fx, rd, rs1, 0, |f, a, b| f.b.ins().bxor(a, b)),
     }
+}
+
+/// shfl.up source lane: delta above the lane keeps the lane's own value.
+fn up(lane: usize, delta: u32) -> usize {
+    if delta as usize <= lane { lane - delta as usize } else { lane }
+}
+
+/// shfl.down source lane: lane + delta beyond the wave keeps the lane's own value.
+fn down(lane: usize, delta: u32) -> usize {
+    if lane + (delta as usize) < LANES { lane + delta as usize } else { lane }
+}
+
+fn fixed(fx: &mut Fx, rd: VReg, rs1: VReg, src: impl Fn(usize) -> usize) -> Lowered {
+    let perm: [usize; LANES] = std::array::from_fn(src);
+    let s = fx.v(rs1);
+    let out = fx.permute(s, &perm);
+    fx.set_v(rd, out);
+    Lowered::Native
+}
+
+fn dynamic(fx: &mut Fx, rd: VReg, rs1: VReg, idx: Vec32) -> Lowered {
+    let s = fx.v(rs1);
+    let out = fx.gather(s, idx);
+    fx.set_v(rd, out);
+    Lowered::Native
+}
+
+/// shfl.up/down with run-time deltas, compared untruncated: lanes whose source falls outside the wave read
+/// themselves (the index is the lane id), the others read lane ∓ delta.
+fn shift_dynamic(fx: &mut Fx, rd: VReg, rs1: VReg, delta: Vec32, down: bool) -> Lowered {
+    let ids = fx.lane_ids();
+    let lanes = fx.splat_const(LANES as u32);
+    let idx: Vec32 = std::array::from_fn(|k| {
+        let b = &mut fx.b;
+        let (valid, j) = if down {
+            // j = lane + delta < LANES without wrap  <=>  delta < LANES - lane
+            let room = b.ins().isub(lanes[k], ids[k]);
+            (b.ins().icmp(IntCC::UnsignedLessThan, delta[k], room), b.ins().iadd(ids[k], delta[k]))
+        } else {
+            (b.ins().icmp(IntCC::UnsignedLessThanOrEqual, delta[k], ids[k]), b.ins().isub(ids[k], delta[k]))
+        };
+        b.ins().bitselect(valid, j, ids[k])
+    });
+    dynamic(fx, rd, rs1, idx)
+}
+
+fn writelane(fx: &mut Fx, rd: VReg, rs2: UReg, lane: usize) -> Lowered {
+    let (mut d, x) = (fx.v(rd), fx.u(rs2));
+    d[lane / 4] = fx.b.ins().insertlane(d[lane / 4], x, (lane % 4) as u8);
+    fx.set_v_all(rd, d);
+    Lowered::Native
+}
+
+/// The lowest active lane's index (lane 0 when EXEC = 0).
+fn first_active(fx: &mut Fx) -> Value {
+    let e = fx.exec_val();
+    let tz = fx.b.ins().ctz(e);
+    let zero = fx.b.ins().iconst(I32, 0);
+    let none = fx.b.ins().icmp_imm_u(IntCC::Equal, e, 0);
+    fx.b.ins().select(none, zero, tz)
+}
+
+fn readfirst(fx: &mut Fx, rd: UReg, rs1: VReg) -> Lowered {
+    let s = fx.v(rs1);
+    let i = first_active(fx);
+    let addr = fx.spill(s);
+    let x = fx.load_lane(addr, i);
+    fx.set_u(rd, x);
+    Lowered::Native
+}
+
+fn active_nonzero(fx: &mut Fx, rs1: VReg) -> Value {
+    let s = fx.v(rs1);
+    let m = fx.nonzero_mask(s);
+    let e = fx.exec_val();
+    fx.b.ins().band(m, e)
+}
+
+fn set_bool(fx: &mut Fx, rd: UReg, cond: Value) -> Lowered {
+    let x = fx.b.ins().uextend(I32, cond);
+    fx.set_u(rd, x);
+    Lowered::Native
+}
+
+/// 1 when every active lane equals the first active one (also 1 for an empty EXEC).
+fn vote_eq(fx: &mut Fx, rd: UReg, rs1: VReg) -> Lowered {
+    let s = fx.v(rs1);
+    let i = first_active(fx);
+    let addr = fx.spill(s);
+    let first = fx.load_lane(addr, i);
+    let f = fx.b.ins().splat(I32X4, first);
+    let eq: Vec32 = std::array::from_fn(|k| fx.b.ins().icmp(IntCC::Equal, s[k], f));
+    let m = fx.pack_mask(eq);
+    let e = fx.exec_val();
+    let m = fx.b.ins().band(m, e);
+    let r = fx.b.ins().icmp(IntCC::Equal, m, e);
+    set_bool(fx, rd, r)
+}
+
+fn reduce(fx: &mut Fx, rd: UReg, rs1: VReg, identity: u32, op: impl Fn(&mut Fx, Value, Value) -> Value) -> Lowered {
+    let s = fx.v(rs1);
+    let x = fx.active_or(s, identity);
+    let r = fx.fold(x, op);
+    fx.set_u(rd, r);
+    Lowered::Native
 }

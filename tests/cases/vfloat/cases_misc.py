@@ -159,11 +159,12 @@ ROUND_OPS = {"floor": RDN, "ceil": RUP, "trunc": RTZ, "round": RNE}
 
 def literal_cases():
     out = []
-    fcsrs = [0, FRM[RTZ], FRM[RUP], FRM[RDN], FRM[RMM], FTZ32, FTZ32 | FRM[RUP]]
+    fcsrs = [0, FRM[RTZ], FRM[RDN], FRM[RMM], FTZ32 | FRM[RUP]]
     s_add = [(ONE32,), (n32(ONE32),), (p32(-24),), (n32(p32(-24)),), (0,), (0x80000000,), (SUB32,), (INF32,),
-             (n32(INF32),), (QNAN32,), (p32(-23),), (f32(3.0),), (MAX32,), (f32(-1e-30),), (0x3F800001,)]
-    lits = [("1.0", ONE32), ("0x33800000", p32(-24)), ("0x80000001", n32(SUB32)), ("0x7f800000", INF32),
-            ("-0.0", 0x80000000), ("0x7f7fffff", MAX32), ("0x3eaaaaab", 0x3EAAAAAB)]
+             (n32(INF32),), (QNAN32,), (p32(-23),), (f32(3.0),), (MAX32,), (f32(-1e-30),), (0x3F800001,),
+             (n32(MAX32),), (MIN32,), (n32(SUB32),)]
+    lits = [("1.0", ONE32), ("0x33800000", p32(-24)), ("0x80000001", n32(SUB32)), ("-0.0", 0x80000000),
+            ("0x7f7fffff", MAX32), ("0x3eaaaaab", 0x3EAAAAAB)]
     for fcsr in fcsrs:
         mode, fl = MODES[fcsr & 7], bool(fcsr & FTZ32)
         for lt, k in lits:

@@ -403,12 +403,11 @@ def edge_lanes(mn):
         vals = [0x89ABCDEF, 0x7654321F, 0xFFFFFFFF, 0x80000000, 0x00000001, 0xF0F0F0F0]
         return [[vals[i % len(vals)] for i in range(len(BFE_DESCS))], BFE_DESCS][:n]
     if mn == "v.bfi":
-        f = [0xFFFFFFFF, 0x12345678, 0xA5A5A5A5][:3]
-        return [[f[i % 3] for i in range(30)], [0x0F0F0F0F, 0x00000000, 0xDEADBEEF][::1] * 10, BFE_DESCS]
+        return [[0xFFFFFFFF, 0x12345678, 0xA5A5A5A5] * 10, [0x0F0F0F0F, 0x00000000, 0xDEADBEEF] * 10, BFE_DESCS]
     if mn == "v.prmt":
         return [[0x80FF7F01, 0x11223344, 0x00800080] * 10, [0x7F8081FE, 0xCAFEBABE, 0xFF000000] * 10, PRMT_SELS]
     if mn == "v.lop3":
-        return [[x for x in EDGE32], [rng.getrandbits(32) for _ in range(30)], [rng.getrandbits(32) for _ in range(30)]]
+        return [EDGE32, [rng.getrandbits(32) for _ in range(30)], [rng.getrandbits(32) for _ in range(30)]]
     if srcs == ["vp", "vp"]:
         return [[a for a, _ in PAIRS64], [b for _, b in PAIRS64]]
     if srcs == ["vp", "v"]:
@@ -623,7 +622,7 @@ def special_cases():
                         {2: 0x89ABCDEF, 3: 0x01234567}, [("v.mov.u.b64", [6, 2])]))
     # 64-bit shifts built from two funnel shifts, in place (the yaml header's recipe)
     lo, hi = rv(), [x | 0x80000000 if i % 2 else x for i, x in enumerate(rv())]
-    n = [i * 2 for i in range(L)] + []
+    n = [i * 2 for i in range(L)]
     n[31] = 64
     out.append(seq_case("64-bit logical right shift in place: shf.r.u64 then shf.r.u64.hi", 0xFFFFFFFF,
                         {1: lo, 2: hi, 3: n}, {}, [("v.shf.r.u64", [1, 1, 2, 3]), ("v.shf.r.u64.hi", [2, 1, 2, 3])]))
