@@ -97,6 +97,11 @@ impl Arena {
         self.allocs.read().unwrap().clone()
     }
 
+    /// Host address of a device address the caller has checked lies inside an allocation.
+    pub fn host_ptr(&self, addr: u64) -> *mut u8 {
+        self.ptr(addr)
+    }
+
     fn ptr(&self, addr: u64) -> *mut u8 {
         // Callers have checked that addr lies inside an allocation, hence inside the map.
         unsafe { (self.map.as_ptr() as *mut u8).add((addr - DEVICE_BASE) as usize) }

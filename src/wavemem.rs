@@ -85,6 +85,25 @@ impl Memory for WaveMemory<'_> {
         Ok(())
     }
 
+    fn host_window(&mut self, sp: Sp, lo: u64, hi: u64, write: bool) -> Option<*mut u8> {
+        if lo >= hi {
+            return None;
+        }
+        match sp {
+            Sp::Global | Sp::Constant if write && sp == Sp::Constant => None,
+            Sp::Global | Sp::Constant => {
+                self.global(lo, 1, write).ok()?;
+                self.global(hi - 1, 1, write).ok()?;
+                // Both ends in an allocation is not enough: they must be in the same one.
+                let i = self.allocs.partition_point(|a| a.addr <= lo);
+                let a = self.allocs[i - 1];
+                (hi <= a.addr + a.size).then(|| self.arena.host_ptr(lo))
+            }
+            Sp::Shared => (hi <= self.shared.len() as u64).then(|| self.shared[lo as usize..].as_mut_ptr()),
+            Sp::Private => None,
+        }
+    }
+
     fn rmw32(&mut self, sp: Sp, lane: usize, addr: u64, f: &mut dyn FnMut(u32) -> u32) -> Result<u32, MemFault> {
         self.check(sp, lane, addr, 4, true)?;
         match sp {

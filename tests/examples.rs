@@ -75,18 +75,20 @@ fn checks_reject_unlaunched_memory() {
     }
 }
 
-/// One worker thread and two give identical memory (workgroups are independent).
+/// One worker thread and two give identical memory (workgroups are independent), on every engine.
 #[test]
 fn vadd_threads_agree() {
     let ex = examples::by_name("vadd").unwrap();
     let kernel = assemble(ex);
-    let memory = |threads: usize| {
+    let memory = |engine: Engine, threads: usize| {
         let device = Device::new().unwrap();
         let setup = (ex.setup)(&device, Size::Small).unwrap();
-        device.launch(&kernel, &LaunchConfig { threads: Some(threads), ..setup.cfg.clone() }).unwrap();
+        device.launch(&kernel, &LaunchConfig { engine, threads: Some(threads), ..setup.cfg.clone() }).unwrap();
         (setup.check)(&device).unwrap();
         let allocs = device.arena.allocations();
         allocs.iter().map(|a| device.read(a.addr, a.size).unwrap()).collect::<Vec<_>>()
     };
-    assert_eq!(memory(1), memory(2));
+    for engine in engines() {
+        assert_eq!(memory(engine, 1), memory(engine, 2), "{engine:?}");
+    }
 }

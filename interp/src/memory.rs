@@ -35,6 +35,14 @@ pub trait Memory {
     fn store(&mut self, sp: Sp, lane: usize, addr: u64, size: u32, value: u64) -> Result<(), MemFault>;
     /// Atomically replaces the 32-bit word with `f(old)` and returns `old`.
     fn rmw32(&mut self, sp: Sp, lane: usize, addr: u64, f: &mut dyn FnMut(u32) -> u32) -> Result<u32, MemFault>;
+
+    /// For compiled code: the host address of `lo` when the whole byte range `[lo, hi)` of `sp` lies in one
+    /// region every lane may access (writable if `write`), so that plain host loads and stores are exact.
+    /// `None` sends the instruction down the checked path (the interpreter), which reports any fault precisely.
+    fn host_window(&mut self, sp: Sp, lo: u64, hi: u64, write: bool) -> Option<*mut u8> {
+        let _ = (sp, lo, hi, write);
+        None
+    }
 }
 
 /// Natural alignment check shared by every implementation.

@@ -16,65 +16,66 @@ pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
     use VfloatInsn::*;
     let fcsr = cx.w.fcsr;
     let dm = dyn_mode(fcsr);
-    let md = |rm: Rm| mode(rm, fcsr);
+    // The mode of an instruction's rm operand (dyn: fcsr.frm), with fcsr's flush bits.
+    let rmode = |rm: Rm| mode(rm, fcsr);
     match *i {
         // --- f32 arithmetic
-        FAddF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), md(rm), fp::f32_add),
-        FSubF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), md(rm), fp::f32_sub),
-        FMulF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), md(rm), fp::f32_mul),
-        FDivF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), md(rm), fp::f32_div),
+        FAddF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_add),
+        FSubF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_sub),
+        FMulF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_mul),
+        FDivF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_div),
         FMinF32 { rd, rs1, rs2, neg, abs, sat } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), dm, fp::f32_min),
         FMaxF32 { rd, rs1, rs2, neg, abs, sat } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), dm, fp::f32_max),
         FSqrtF32 { rd, rs1, neg, abs, sat, rm } => {
-            let (md, m) = (Mods { neg, abs, sat }, mode(rm, fcsr));
+            let (md, m) = (mods(neg, abs, sat), rmode(rm));
             cx.w.map1(rd, rs1, |a| md.sat32(fp::f32_sqrt(md.src32(0, a, m), m)));
             Ok(Flow::Next)
         }
         FFmaF32 { rd, rs1, rs2, rs3, neg, abs, sat, rm } => {
-            let (md, m) = (Mods { neg, abs, sat }, mode(rm, fcsr));
+            let (md, m) = (mods(neg, abs, sat), rmode(rm));
             cx.w.map3(rd, rs1, rs2, rs3, |a, b, c| {
                 md.sat32(fp::f32_fma(md.src32(0, a, m), md.src32(1, b, m), md.src32(2, c, m), m))
             });
             Ok(Flow::Next)
         }
         // --- f64 arithmetic on pairs
-        FAddF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), md(rm), fp::f64_add),
-        FSubF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), md(rm), fp::f64_sub),
-        FMulF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), md(rm), fp::f64_mul),
-        FDivF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), md(rm), fp::f64_div),
+        FAddF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_add),
+        FSubF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_sub),
+        FMulF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_mul),
+        FDivF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_div),
         FMinF64 { rd, rs1, rs2, neg, abs, sat } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), dm, fp::f64_min),
         FMaxF64 { rd, rs1, rs2, neg, abs, sat } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), dm, fp::f64_max),
         FSqrtF64 { rd, rs1, neg, abs, sat, rm } => {
-            let (md, m) = (Mods { neg, abs, sat }, mode(rm, fcsr));
+            let (md, m) = (mods(neg, abs, sat), rmode(rm));
             let a = pairs(cx, rs1);
             write64(cx, rd, |l| md.sat64(fp::f64_sqrt(md.src64(0, a[l]), m)))
         }
         FFmaF64 { rd, rs1, rs2, rs3, neg, abs, sat, rm } => {
-            let (md, m) = (Mods { neg, abs, sat }, mode(rm, fcsr));
+            let (md, m) = (mods(neg, abs, sat), rmode(rm));
             let (a, b, c) = (pairs(cx, rs1), pairs(cx, rs2), pairs(cx, rs3));
             write64(cx, rd, |l| md.sat64(fp::f64_fma(md.src64(0, a[l]), md.src64(1, b[l]), md.src64(2, c[l]), m)))
         }
         // --- conversions
-        FCvtF32I32 { rd, rs1, rm } => conv(cx, rd, rs1, |x| fp::i32_to_f32(x as i32, mode(rm, fcsr))),
-        FCvtF32U32 { rd, rs1, rm } => conv(cx, rd, rs1, |x| fp::u32_to_f32(x, mode(rm, fcsr))),
+        FCvtF32I32 { rd, rs1, rm } => conv(cx, rd, rs1, |x| fp::i32_to_f32(x as i32, rmode(rm))),
+        FCvtF32U32 { rd, rs1, rm } => conv(cx, rd, rs1, |x| fp::u32_to_f32(x, rmode(rm))),
         FCvtI32F32 { rd, rs1, neg, abs, rm } => {
-            let (md, m) = (Mods { neg, abs, sat: false }, mode(rm, fcsr));
+            let (md, m) = (mods(neg, abs, false), rmode(rm));
             conv(cx, rd, rs1, |x| fp::f32_to_i32(md.src32(0, x, m), m) as u32)
         }
         FCvtU32F32 { rd, rs1, neg, abs, rm } => {
-            let (md, m) = (Mods { neg, abs, sat: false }, mode(rm, fcsr));
+            let (md, m) = (mods(neg, abs, false), rmode(rm));
             conv(cx, rd, rs1, |x| fp::f32_to_u32(md.src32(0, x, m), m))
         }
         FCvtF16F32 { rd, rs1, neg, abs, rm } => {
-            let (md, m) = (Mods { neg, abs, sat: false }, mode(rm, fcsr));
+            let (md, m) = (mods(neg, abs, false), rmode(rm));
             conv(cx, rd, rs1, |x| fp::f32_to_f16(md.src32(0, x, m), m) as u32)
         }
         FCvtF32F16 { rd, rs1, neg, abs } => {
-            let md = Mods { neg, abs, sat: false };
+            let md = mods(neg, abs, false);
             conv(cx, rd, rs1, |x| fp::f16_to_f32(md.src16(0, x as u16, dm), dm))
         }
         FCvtPkF16F32 { rd, rs1, rs2, neg, abs, rm } => {
-            let (md, m) = (Mods { neg, abs, sat: false }, mode(rm, fcsr));
+            let (md, m) = (mods(neg, abs, false), rmode(rm));
             cx.w.map2(rd, rs1, rs2, |a, b| {
                 let lo = fp::f32_to_f16(md.src32(0, a, m), m) as u32;
                 let hi = fp::f32_to_f16(md.src32(1, b, m), m) as u32;
@@ -83,7 +84,7 @@ pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
             Ok(Flow::Next)
         }
         FCvtF64F32 { rd, rs1, neg, abs } => {
-            let md = Mods { neg, abs, sat: false };
+            let md = mods(neg, abs, false);
             let a = *cx.w.vr(rs1);
             write64(cx, rd, |l| fp::f32_to_f64(md.src32(0, a[l], dm), dm))
         }
@@ -95,13 +96,13 @@ pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
             let a = *cx.w.vr(rs1);
             write64(cx, rd, |l| fp::u32_to_f64(a[l]))
         }
-        FCvtF32F64 { rd, rs1, neg, abs, rm } => from64(cx, rd, rs1, mods(neg, abs, false), md(rm), fp::f64_to_f32),
+        FCvtF32F64 { rd, rs1, neg, abs, rm } => from64(cx, rd, rs1, mods(neg, abs, false), rmode(rm), fp::f64_to_f32),
         FCvtI32F64 { rd, rs1, neg, abs, rm } => {
-            from64(cx, rd, rs1, mods(neg, abs, false), md(rm), |x, m| fp::f64_to_i32(x, m) as u32)
+            from64(cx, rd, rs1, mods(neg, abs, false), rmode(rm), |x, m| fp::f64_to_i32(x, m) as u32)
         }
-        FCvtU32F64 { rd, rs1, neg, abs, rm } => from64(cx, rd, rs1, mods(neg, abs, false), md(rm), fp::f64_to_u32),
+        FCvtU32F64 { rd, rs1, neg, abs, rm } => from64(cx, rd, rs1, mods(neg, abs, false), rmode(rm), fp::f64_to_u32),
         FCvtF16F64 { rd, rs1, neg, abs, rm } => {
-            from64(cx, rd, rs1, mods(neg, abs, false), md(rm), |x, m| fp::f64_to_f16(x, m) as u32)
+            from64(cx, rd, rs1, mods(neg, abs, false), rmode(rm), |x, m| fp::f64_to_f16(x, m) as u32)
         }
         // --- f32 with a literal: no modifiers, no rm (always fcsr.frm)
         FAddKF32 { rd, rs1, imm } => {

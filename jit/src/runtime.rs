@@ -51,6 +51,16 @@ pub const CTX_STEPS_OFFSET: i32 = offset_of!(JitCtx, steps_left) as i32;
 pub struct HelperFns {
     pub step: usize,
     pub sig: cranelift_codegen::ir::SigRef,
+    pub window: usize,
+    pub window_sig: cranelift_codegen::ir::SigRef,
+}
+
+/// `Memory::host_window` for compiled code: host address of `lo`, or 0.
+extern "C" fn helper_window(ctx: *mut JitCtx, sp: u32, lo: u64, hi: u64, write: u32) -> u64 {
+    // SAFETY: as in `helper_step`.
+    let cx = unsafe { &mut *ctx };
+    let Some(sp) = lanejit_isa::Sp::from_raw(sp) else { return 0 };
+    cx.mem.host_window(sp, lo, hi, write != 0).map_or(0, |p| p as u64)
 }
 
 /// Executes one (non-control) instruction in the interpreter; returns 0, or 1 with the trap stored in the context.
@@ -108,10 +118,13 @@ fn used_registers(blocks: &[Block]) -> ([bool; VREGS], [bool; UREGS]) {
     let (mut v, mut u) = ([false; VREGS], [false; UREGS]);
     for op in blocks.iter().flat_map(|b| &b.ops) {
         let info = op.insn.id().info();
+        // Multi-register loads and stores name only their first register.
+        let group = if info.has(lanejit_isa::flag::LD) || info.has(lanejit_isa::flag::ST) { 4 } else { 1 };
         for (o, val) in info.operands.iter().zip(op.insn.operand_values().as_slice()) {
             let k = o.kind();
             let n = 1 + k.pair as usize;
             match k.class {
+                KindClass::VReg if o.name == "rd" => (0..n.max(group)).for_each(|i| v[(*val as usize + i).min(VREGS - 1)] = true),
                 KindClass::VReg => (0..n).for_each(|i| v[(*val as usize + i).min(VREGS - 1)] = true),
                 KindClass::VHalf => v[(*val & 0x7f) as usize] = true,
                 KindClass::UReg => (0..n).for_each(|i| u[(*val as usize + i).min(UREGS - 1)] = true),
@@ -142,7 +155,13 @@ pub fn compile(code: &Code) -> Result<CompiledKernel, JitError> {
         let mut hsig = Signature::new(CallConv::SystemV);
         hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
         hsig.returns.push(AbiParam::new(I32));
-        let helpers = HelperFns { step: helper_step as *const () as usize, sig: b.import_signature(hsig) };
+        let mut wsig = Signature::new(CallConv::SystemV);
+        wsig.params.extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I32)]);
+        wsig.returns.push(AbiParam::new(I64));
+        let helpers = HelperFns {
+            step: helper_step as *const () as usize, sig: b.import_signature(hsig),
+            window: helper_window as *const () as usize, window_sig: b.import_signature(wsig),
+        };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers);
         lower::emit_kernel(&mut fx, &blocks, code.len_bytes());
         fx.emit_exit_block();

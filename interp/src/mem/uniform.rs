@@ -14,7 +14,7 @@ fn prepare(cx: &Ctx, rd: UReg, rs1: UReg, imm: i32, words: usize, write: bool) -
     }
     let a = cx.w.u64_pair(rs1).wrapping_add(imm as i64 as u64);
     let bytes = 4 * words as u32;
-    if a % bytes as u64 != 0 {
+    if !a.is_multiple_of(bytes as u64) {
         let detail = format!("{bytes}-byte uniform access not {bytes}-byte aligned");
         return Err(cx.trap(TrapKind::Misaligned, detail).with_addrs(vec![a]));
     }

@@ -159,7 +159,7 @@ fn prepare(cx: &Ctx, m: &Vm, w: Width, regs: usize, write: bool) -> Result<[u64;
     if write && m.sp == Sp::Constant && exec != 0 {
         return Err(lane_trap(cx, TrapKind::MemoryFault, "write to constant memory".into(), exec, &addrs));
     }
-    let misaligned = mask_of(lanes_of(exec).filter(|&l| addrs[l] % w.align() != 0));
+    let misaligned = mask_of(lanes_of(exec).filter(|&l| !addrs[l].is_multiple_of(w.align())));
     if misaligned != 0 {
         let detail = format!("{}-byte {} access not {}-byte aligned", w.bytes(), m.sp.name(), w.align());
         return Err(lane_trap(cx, TrapKind::Misaligned, detail, misaligned, &addrs));

@@ -31,6 +31,8 @@ pub enum Lowered {
 pub struct Site<'h> {
     pub pc: u32,
     pub len: u32,
+    /// Position in the block (instructions before it retire first).
+    pub index: u32,
     /// Instructions in the block (all retire when the block is left normally).
     pub block_len: u32,
     pub heads: &'h HashMap<u32, ir::Block>,
@@ -71,7 +73,7 @@ fn lower_op(fx: &mut Fx, insn: &Insn, site: &Site) -> Lowered {
         Insn::Vfloat(i) => vfloat::lower(fx, i),
         Insn::Cmp(i) => cmp::lower(fx, i),
         Insn::Xlane(i) => xlane::lower(fx, i),
-        Insn::Mem(i) => mem::lower(fx, i),
+        Insn::Mem(i) => mem::lower(fx, i, site),
         Insn::Ctrl(i) => ctrl::lower(fx, i, site),
     }
 }
@@ -124,7 +126,7 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
 fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     let block_len = block.ops.len() as u32;
     for (i, op) in block.ops.iter().enumerate() {
-        let site = Site { pc: op.pc, len: op.len, block_len, heads };
+        let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads };
         match lower_op(fx, &op.insn, &site) {
             Lowered::Native => {}
             Lowered::Helper => fx.call_interp(op.pc, i as u32),
@@ -135,7 +137,7 @@ fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     match block.interp_at {
         Some(pc) => fx.exit(Exit::Interpret, pc),
         None => {
-            let site = Site { pc: block.end(), len: 0, block_len, heads };
+            let site = Site { pc: block.end(), len: 0, index: block_len, block_len, heads };
             fx.goto(&site, block.end());
         }
     }

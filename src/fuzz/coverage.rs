@@ -1,0 +1,98 @@
+//! Instruction coverage by EXEC class: for every mnemonic, how often the interpreter executed it with a full,
+//! a partial and an empty EXEC. A trapping instruction counts as executed (it ran and trapped: traps are part
+//! of what is compared), with the EXEC it saw.
+
+use crate::wave::WaveOutcome;
+use lanejit_interp::{Code, Tracer, TrapKind, WaveState, FULL_EXEC};
+use lanejit_isa::{Insn, INSNS};
+
+pub const CLASSES: [&str; 3] = ["full", "partial", "empty"];
+
+/// Hit counts per instruction (index = `InsnId`) and EXEC class.
+#[derive(Clone, Debug)]
+pub struct Coverage {
+    pub hits: Vec<[u64; 3]>,
+}
+
+impl Default for Coverage {
+    fn default() -> Self {
+        Coverage { hits: vec![[0; 3]; INSNS.len()] }
+    }
+}
+
+pub fn exec_class(exec: u32) -> usize {
+    match exec {
+        FULL_EXEC => 0,
+        0 => 2,
+        _ => 1,
+    }
+}
+
+impl Coverage {
+    pub fn add(&mut self, insn: &Insn, exec: u32) {
+        self.hits[insn.id().0 as usize][exec_class(exec)] += 1;
+    }
+
+    pub fn merge(&mut self, o: &Coverage) {
+        for (a, b) in self.hits.iter_mut().zip(&o.hits) {
+            for c in 0..3 {
+                a[c] += b[c];
+            }
+        }
+    }
+
+    /// Share of (mnemonic, EXEC class) cells hit, in percent.
+    pub fn percent(&self) -> f64 {
+        let hit = self.hits.iter().flatten().filter(|&&n| n > 0).count();
+        100.0 * hit as f64 / (3 * self.hits.len()) as f64
+    }
+
+    /// Mnemonics executed at all.
+    pub fn mnemonics_hit(&self) -> usize {
+        self.hits.iter().filter(|h| h.iter().any(|&n| n > 0)).count()
+    }
+
+    /// The report of `lanejit fuzz --coverage`: totals per class, then every mnemonic missing a class.
+    pub fn report(&self) -> String {
+        let n = self.hits.len();
+        let mut s = format!("coverage: {:.2}% of {} mnemonic x EXEC cells; {} of {n} mnemonics executed\n", self.percent(), 3 * n, self.mnemonics_hit());
+        for (c, name) in CLASSES.iter().enumerate() {
+            let k = self.hits.iter().filter(|h| h[c] > 0).count();
+            let total: u64 = self.hits.iter().map(|h| h[c]).sum();
+            s += &format!("  {name:<8} EXEC: {k:>4} of {n} mnemonics ({total} executions)\n");
+        }
+        let missing: Vec<String> = INSNS.iter().zip(&self.hits).filter(|(_, h)| h.contains(&0))
+            .map(|(i, h)| {
+                let m: Vec<&str> = (0..3).filter(|&c| h[c] == 0).map(|c| CLASSES[c]).collect();
+                format!("  {:<20} missing {}", i.mnemonic, m.join(", "))
+            }).collect();
+        if !missing.is_empty() {
+            s += &format!("not covered ({}):\n{}\n", missing.len(), missing.join("\n"));
+        }
+        s
+    }
+}
+
+/// Records the interpreter's retired instructions.
+pub struct CovTracer<'a> {
+    pub cov: &'a mut Coverage,
+    pub code: &'a Code,
+}
+
+impl Tracer for CovTracer<'_> {
+    fn retired(&mut self, _pc: u32, insn: &Insn, before: &WaveState, _after: &WaveState) {
+        self.cov.add(insn, before.exec);
+    }
+}
+
+impl CovTracer<'_> {
+    /// Counts the instruction that trapped (a trapping instruction is not retired, so the tracer missed it;
+    /// it changed nothing, so the final EXEC is the one it ran with).
+    pub fn attempted(&mut self, out: &WaveOutcome) {
+        let Some(t) = &out.trap else { return };
+        let ran = matches!(t.kind, TrapKind::IllegalInsn | TrapKind::MemoryFault | TrapKind::Misaligned | TrapKind::UserTrap | TrapKind::Breakpoint);
+        if let (true, Ok((insn, _))) = (ran, self.code.fetch(t.pc)) {
+            self.cov.add(&insn, out.state.exec);
+        }
+    }
+}

@@ -1,0 +1,383 @@
+//! The program generator, driven by the ISA tables: every instruction of `INSNS` that is not control flow or
+//! memory is a "plain" candidate with operands drawn by kind class, so a new YAML entry is fuzzed without a
+//! change here. Control flow comes from structures (see `prog`), memory accesses from a generator that sets up
+//! addresses inside and outside the allocations of the initial state.
+
+use super::prog::*;
+use super::rng::Rng;
+use super::values;
+use crate::state_json::{to_hex, MemJson, StateJson};
+use crate::DEVICE_BASE;
+use lanejit_isa::{by_mnemonic, flag, InsnId, InsnInfo, KindClass, OperandInfo, INSNS, LANES};
+use std::sync::OnceLock;
+
+/// Read-write global buffer at the device base.
+pub const MEM_A: u64 = DEVICE_BASE;
+pub const MEM_A_SIZE: u64 = 1024;
+/// Read-only buffer (writes fault).
+pub const MEM_B: u64 = DEVICE_BASE + 0x1000;
+pub const MEM_B_SIZE: u64 = 256;
+/// Addresses held by the reserved base pairs `U_BASES`: A, B, near A's end (most offsets fall off it), and a
+/// gap between the allocations.
+pub const BASES: [u64; 4] = [MEM_A, MEM_B, MEM_A + MEM_A_SIZE - 64, DEVICE_BASE + 0x800];
+pub const SHARED_BYTES: u32 = 512;
+pub const PRIVATE_BYTES: u32 = 64;
+
+/// A generated test: the program and the wave state it starts from.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub seed: u64,
+    pub prog: GenProgram,
+    pub init: StateJson,
+}
+
+/// The ISA tables sorted by what the generator does with each entry.
+pub struct Tables {
+    /// Drawn at random with random operands.
+    pub plain: Vec<InsnId>,
+    /// Plain instructions that write a uniform register while reading EXEC (compares, ballots): lane masks.
+    pub masks: Vec<InsnId>,
+    /// Vector and uniform memory accesses (formats other than images).
+    pub mem: Vec<InsnId>,
+    /// Image ops (no image model: they trap), drawn rarely.
+    pub image: Vec<InsnId>,
+    /// Control instructions that stop the wave without branching (trap, brk, barrier in a lone wave).
+    pub terminal: Vec<InsnId>,
+    pub v_and_k: InsnId,
+    pub v_laneid: InsnId,
+    pub v_shl_i: InsnId,
+    pub v_mov_u_b64: InsnId,
+    pub v_add_u64_u32: InsnId,
+}
+
+fn find(m: &str) -> InsnId {
+    by_mnemonic(m).unwrap_or_else(|| panic!("the fuzzer's address setup needs `{m}`")).id
+}
+
+pub fn tables() -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| {
+        let is = |i: &InsnInfo, f| i.has(f);
+        let mut t = Tables {
+            plain: vec![], masks: vec![], mem: vec![], image: vec![], terminal: vec![],
+            v_and_k: find("v.and.k"), v_laneid: find("v.laneid"), v_shl_i: find("v.shl.i"),
+            v_mov_u_b64: find("v.mov.u.b64"), v_add_u64_u32: find("v.add.u64.u32"),
+        };
+        for i in INSNS.iter() {
+            if i.format().name == "T" {
+                t.image.push(i.id);
+            } else if is(i, flag::LD) || is(i, flag::ST) {
+                t.mem.push(i.id);
+            } else if is(i, flag::BR) {
+                // Branches only come from structures (termination is by construction).
+            } else if is(i, flag::SY) || i.group_name == "ctrl" && is(i, flag::TR) {
+                t.terminal.push(i.id);
+            } else {
+                t.plain.push(i.id);
+                let first_is_u = i.operands.first().is_some_and(|o| o.kind().class == KindClass::UReg && !o.kind().pair);
+                if is(i, flag::RE) && is(i, flag::UR) && first_is_u && !is(i, flag::WE) {
+                    t.masks.push(i.id);
+                }
+            }
+        }
+        t
+    })
+}
+
+/// Alignment of an access, from the size token of its mnemonic (`b128`, `u16`, `f32`, …); 16 if none.
+pub fn access_align(mnemonic: &str) -> u64 {
+    for tok in mnemonic.split('.').rev() {
+        let bits: Option<u64> = tok.get(1..).and_then(|n| n.parse().ok());
+        if let (Some(c), Some(b)) = (tok.chars().next(), bits) {
+            if "busif".contains(c) && b >= 8 {
+                // b96 is three dwords at 4-byte alignment; the others are naturally aligned.
+                return if b == 96 { 4 } else { b / 8 };
+            }
+        }
+    }
+    16
+}
+
+/// A valid fcsr value: a static rounding mode (0..=4) and the two flush bits.
+fn fcsr_value(r: &mut Rng) -> i64 {
+    r.range(0, 4) | r.range(0, 3) << 3
+}
+
+struct Gen {
+    r: Rng,
+    /// Vector and uniform pool sizes (even).
+    pv: u8,
+    pu: u8,
+    nfuncs: usize,
+    /// Percent chance that a memory access is deliberately misaligned or out of bounds.
+    fault_pct: u32,
+}
+
+impl Gen {
+    fn vreg(&mut self, pair: bool) -> i64 {
+        let x = self.r.below(self.pv as u64) as i64;
+        if pair { x & !1 } else { x }
+    }
+    fn ureg(&mut self, pair: bool) -> i64 {
+        let x = self.r.below(self.pu as u64) as i64;
+        if pair { x & !1 } else { x }
+    }
+
+    /// A random operand value by kind class.
+    fn operand(&mut self, info: &InsnInfo, o: &OperandInfo) -> i64 {
+        let k = o.kind();
+        let r = &mut self.r;
+        match k.class {
+            KindClass::VReg => self.vreg(k.pair),
+            KindClass::UReg => self.ureg(k.pair),
+            KindClass::VHalf => self.vreg(false) | (r.chance(50) as i64) << 7,
+            KindClass::SImm | KindClass::UImm if info.has(flag::TR) && info.operands.iter().any(|x| x.kind().name == "csr10") => {
+                if r.chance(90) { fcsr_value(r) } else { values::imm(r, k) }
+            }
+            KindClass::SImm | KindClass::UImm => values::imm(r, k),
+            KindClass::Bits => values::literal(r),
+            KindClass::PcRel => r.range(-64, 64) * 4,
+            KindClass::Enum if k.name == "csr10" && info.has(flag::TR) && r.chance(90) => {
+                k.values.iter().find(|(n, _)| *n == "fcsr").map_or(0, |v| v.1 as i64)
+            }
+            KindClass::Enum => r.pick(k.values).1 as i64,
+            KindClass::Flag => r.chance(50) as i64,
+            KindClass::SrcMod => r.below(1 << k.bits) as i64,
+            KindClass::DMask => r.range(1, 15),
+        }
+    }
+
+    fn random_op(&mut self, id: InsnId) -> Op {
+        let info = id.info();
+        let vals = info.operands.iter().map(|o| self.operand(info, o)).collect();
+        Op { id, vals }
+    }
+
+    /// A plain instruction; CSR writes of a register get a valid fcsr value set up first (mostly).
+    fn plain(&mut self, out: &mut Vec<Node>) {
+        let t = tables();
+        let id = if self.r.chance(1) && !t.image.is_empty() { *self.r.pick(&t.image) } else { *self.r.pick(&t.plain) };
+        let o = self.random_op(id);
+        let info = id.info();
+        let writes_csr = info.has(flag::TR) && info.operands.iter().any(|x| x.kind().name == "csr10");
+        if writes_csr && self.r.chance(85) {
+            if let Some(i) = info.operands.iter().position(|x| x.name == "rs1" && x.kind().class == KindClass::UReg) {
+                let v = fcsr_value(&mut self.r);
+                out.push(Node::Op(op(ids().u_li, &[("rd", o.vals[i]), ("imm", v)])));
+            }
+        }
+        out.push(Node::Op(o));
+    }
+
+    /// A memory access with its address setup: in bounds and aligned, or (rarely) misaligned or out of bounds.
+    fn mem(&mut self, out: &mut Vec<Node>) {
+        let t = tables();
+        let id = *self.r.pick(&t.mem);
+        let info = id.info();
+        let mut o = self.random_op(id);
+        let align = access_align(info.mnemonic);
+        let pos = |n: &str| info.operands.iter().position(|x| x.name == n);
+        let a64 = pos("rs1").is_some_and(|i| info.operands[i].kind().pair && info.operands[i].kind().class == KindClass::VReg);
+        let writes = info.has(flag::ST);
+        // Space: global mostly; constant for loads; shared/private (illegal with .a64, so rarely there).
+        let sp_names = ["global", "constant", "shared", "private"];
+        let sp = match pos("sp") {
+            None => "global",
+            Some(_) if a64 && !self.r.chance(3) => if !writes && self.r.chance(15) { "constant" } else { "global" },
+            Some(_) => sp_names[self.r.weighted(&[60, if writes { 2 } else { 12 }, 14, 14])],
+        };
+        if let Some(i) = pos("sp") {
+            o.vals[i] = info.operands[i].kind().values.iter().find(|(n, _)| *n == sp).map_or(0, |v| v.1 as i64);
+        }
+        let fault = self.r.chance(self.fault_pct);
+        let misalign = fault && align > 1 && self.r.chance(50);
+        let oob = fault && !misalign;
+        // Base pair: A, or read-only B for some loads; shared/private offsets add the base's low word, so they
+        // use A (low word 0). Out of bounds: near A's end or in the gap.
+        let local = sp == "shared" || sp == "private";
+        let base = if oob {
+            2 + self.r.below(2) as usize
+        } else if !local && (sp == "constant" || !writes && self.r.chance(15)) {
+            1
+        } else {
+            0
+        };
+        // Offsets stay in the lower half of the space, leaving room for the immediate and the access size.
+        let room = match sp {
+            "shared" => SHARED_BYTES as u64,
+            "private" => PRIVATE_BYTES as u64,
+            _ if base == 1 => MEM_B_SIZE,
+            _ => MEM_A_SIZE,
+        } / 2;
+        let align_mask = if misalign { 0 } else { align - 1 };
+        let mask = (room - 1) & !align_mask;
+        let skew = if misalign { self.r.range(1, align as i64 - 1) } else { 0 };
+        let ubase = U_BASES[base] as i64;
+        if info.format().name == "UM" {
+            if let Some(i) = pos("rs1") {
+                o.vals[i] = ubase;
+            }
+            if let Some(i) = pos("imm") {
+                o.vals[i] = (self.r.below(room / align) * align) as i64 + skew;
+            }
+            out.push(Node::Op(o));
+            return;
+        }
+        if let Some(i) = pos("imm") {
+            let small = (self.r.below(2) * align.max(4)).min(room / 2) as i64;
+            o.vals[i] = if oob && self.r.chance(30) { -(align as i64) * self.r.range(1, 4) } else { small + skew };
+        }
+        self.offsets(out, align, mask);
+        if a64 {
+            let i = pos("rs1").expect("a64 access has rs1");
+            out.push(Node::Op(op(t.v_mov_u_b64, &[("rd", V_PTR as i64), ("rs1", ubase)])));
+            out.push(Node::Op(op(t.v_add_u64_u32, &[("rd", V_PTR as i64), ("rs1", V_PTR as i64), ("rs2", V_OFF as i64)])));
+            o.vals[i] = V_PTR as i64;
+        } else {
+            if let Some(i) = pos("rs1") {
+                o.vals[i] = V_OFF as i64;
+            }
+            if let Some(i) = pos("rs2") {
+                o.vals[i] = ubase;
+            }
+        }
+        out.push(Node::Op(o));
+    }
+
+    /// Lane offsets in `V_OFF`: random data masked (lanes may collide: atomics and overlapping stores), or
+    /// strided lane ids.
+    fn offsets(&mut self, out: &mut Vec<Node>, align: u64, mask: u64) {
+        let t = tables();
+        if self.r.chance(25) {
+            out.push(Node::Op(op(t.v_laneid, &[("rd", V_OFF as i64)])));
+            let sh = align.trailing_zeros() as i64;
+            out.push(Node::Op(op(t.v_shl_i, &[("rd", V_OFF as i64), ("rs1", V_OFF as i64), ("imm", sh)])));
+            // Strides past the room only when the mask allows wide offsets; keep them inside it.
+            out.push(Node::Op(op(t.v_and_k, &[("rd", V_OFF as i64), ("rs1", V_OFF as i64), ("imm", mask as i64)])));
+        } else {
+            let src = self.vreg(false);
+            out.push(Node::Op(op(t.v_and_k, &[("rd", V_OFF as i64), ("rs1", src), ("imm", mask as i64)])));
+        }
+    }
+
+    /// A compare (or ballot/vote) writing a lane mask to `mask`.
+    fn mask_op(&mut self, mask: u8) -> Node {
+        let id = *self.r.pick(&tables().masks);
+        let mut o = self.random_op(id);
+        o.vals[0] = mask as i64;
+        Node::Op(o)
+    }
+
+    /// About `len` items of code at structure depth `depth` (registers) and nesting `nest` (recursion).
+    fn block(&mut self, depth: u8, max_depth: u8, nest: u8, len: usize, in_func: bool) -> Vec<Node> {
+        let mut out = Vec::new();
+        let deeper = depth < max_depth && nest < 4;
+        let calls = !in_func && self.nfuncs > 0;
+        while out.len() < len {
+            let w = [70, 14, if deeper { 5 } else { 0 }, if deeper { 4 } else { 0 }, if nest < 4 { 4 } else { 0 }, if calls { 3 } else { 0 }];
+            match self.r.weighted(&w) {
+                0 => self.plain(&mut out),
+                1 => self.mem(&mut out),
+                2 => {
+                    let mask = self.ureg(false) as u8;
+                    out.push(self.mask_op(mask));
+                    let n = self.r.range(1, 6) as usize;
+                    let then = self.block(depth + 1, max_depth, nest + 1, n, in_func);
+                    let els = self.r.chance(50).then(|| self.block(depth + 1, max_depth, nest + 1, n, in_func));
+                    out.push(Node::If { mask, depth, skip_empty: self.r.chance(75), then, els });
+                }
+                3 => {
+                    let kind = *self.r.pick(&[LoopKind::Nz, LoopKind::Ge, LoopKind::Divergent]);
+                    let mask = self.ureg(false) as u8;
+                    let n = self.r.range(1, 6) as usize;
+                    let mut body = self.block(depth + 1, max_depth, nest + 1, n, in_func);
+                    if kind == LoopKind::Divergent {
+                        body.push(self.mask_op(mask));
+                    }
+                    out.push(Node::Loop { kind, depth, count: self.r.range(1, 4) as u8, mask, body });
+                }
+                4 => {
+                    let d = ids();
+                    let br = *self.r.pick(&[d.j, d.j_execz, d.j_execnz, d.b_z, d.b_nz, d.b_lt, d.b_ge]);
+                    let reg = self.ureg(false) as u8;
+                    let n = self.r.range(1, 4) as usize;
+                    out.push(Node::Skip { br, reg, body: self.block(depth, max_depth, nest + 1, n, in_func) });
+                }
+                _ => {
+                    let func = self.r.below(self.nfuncs as u64) as usize;
+                    let bias = *self.r.pick(&[0i16, 0, 4, -4, 8]);
+                    out.push(Node::Call { func, indirect: self.r.chance(40), bias });
+                }
+            }
+        }
+        out
+    }
+
+    fn exec(&mut self) -> u32 {
+        match self.r.weighted(&[40, 15, 45]) {
+            0 => u32::MAX,
+            1 => 0,
+            _ => match self.r.below(4) {
+                0 => *self.r.pick(&[1, 0x8000_0000, 0x0000_ffff, 0x5555_5555, 0x0f0f_00ff, 0x7fff_ffff, 0xffff_fffe]),
+                _ => self.r.u32().max(1),
+            },
+        }
+    }
+
+    fn init(&mut self) -> StateJson {
+        let mut s = StateJson { exec: Some(self.exec()), ..StateJson::default() };
+        for reg in 0..self.pv as usize {
+            s.v.insert(reg.to_string(), values::lanes(&mut self.r, reg % 2 == 1));
+        }
+        for reg in 0..self.pu as usize {
+            s.u.insert(reg.to_string(), values::scalar(&mut self.r, reg % 2 == 1));
+        }
+        for (i, &b) in BASES.iter().enumerate() {
+            s.u.insert(U_BASES[i].to_string(), b as u32);
+            s.u.insert((U_BASES[i] + 1).to_string(), (b >> 32) as u32);
+        }
+        if self.r.chance(40) {
+            s.fcsr = Some(fcsr_value(&mut self.r) as u32);
+        }
+        let mut bytes = |n: u64| {
+            let words: Vec<u32> = (0..n / 4).map(|l| { let f = values::flavour(&mut self.r); values::value(&mut self.r, f, l as usize % LANES, l % 2 == 1) }).collect();
+            to_hex(&words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())
+        };
+        s.memory = vec![
+            MemJson { addr: MEM_A, hex: bytes(MEM_A_SIZE), readonly: false },
+            MemJson { addr: MEM_B, hex: bytes(MEM_B_SIZE), readonly: true },
+        ];
+        s
+    }
+}
+
+/// What ends main code: mostly `end`; sometimes a trap, a breakpoint, a lone-wave barrier, or nothing (the
+/// wave runs off the end of the code).
+fn tail(g: &mut Gen) -> Option<Op> {
+    let t = tables();
+    match g.r.weighted(&[94, 4, if g.nfuncs == 0 { 2 } else { 0 }]) {
+        0 => Some(op(ids().end, &[])),
+        1 if !t.terminal.is_empty() => {
+            let id = *g.r.pick(&t.terminal);
+            Some(g.random_op(id))
+        }
+        1 => Some(op(ids().end, &[])),
+        _ => None,
+    }
+}
+
+/// The test case of one seed (deterministic).
+pub fn generate(seed: u64) -> Case {
+    let mut r = Rng::new(seed);
+    let pv = *r.pick(&[4u8, 8, 8, VPOOL]);
+    let pu = *r.pick(&[4u8, 8, 8, UPOOL]);
+    let nfuncs = r.weighted(&[70, 20, 10]);
+    let fault_pct = if r.chance(15) { 25 } else { 1 };
+    let len = r.range(8, 40) as usize;
+    let mut g = Gen { r, pv, pu, nfuncs, fault_pct };
+    let funcs = (0..nfuncs).map(|_| { let n = g.r.range(2, 8) as usize; g.block(MAX_DEPTH, 2 * MAX_DEPTH, 0, n, true) }).collect();
+    let main = g.block(0, MAX_DEPTH, 0, len, false);
+    let tail = tail(&mut g);
+    let init = g.init();
+    Case { seed, prog: GenProgram { main, tail, funcs, shared: SHARED_BYTES, private: PRIVATE_BYTES }, init }
+}

@@ -1,0 +1,136 @@
+//! The differential oracle: one case on the interpreter (the golden model), the JIT and `auto`, and a
+//! comparison of everything a wave leaves behind: every register, EXEC, fcsr, pc, the retired and lane-op
+//! counts, the trap report (kind, pc, lanes, addresses, code, detail) and every memory range.
+
+use super::coverage::{CovTracer, Coverage};
+use crate::state_json::StateJson;
+use crate::wave::{run_wave, WaveOutcome};
+use crate::{engine, Engine, Kernel};
+use lanejit_interp::{Tracer, LANES};
+use lanejit_isa::asm::Program;
+use lanejit_isa::{UREGS, VREGS};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Instruction budget of one fuzz run: generated programs retire at most a few thousand instructions, so a run
+/// that reaches it has found a loop that should have ended (reported as BudgetExceeded, compared like any trap).
+pub const FUZZ_BUDGET: u64 = 20_000;
+
+/// How `auto` is run: `Cold` interprets (the kernel has not retired enough to be compiled), `Hot` has the
+/// kernel's retired count preset past the threshold so that `auto` takes its compiled path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoMode {
+    Cold,
+    Hot,
+}
+
+/// Engines disagree (or one failed to run): which engine, what differs, and both final states.
+#[derive(Clone, Debug)]
+pub struct Divergence {
+    pub engine: Engine,
+    pub diffs: Vec<String>,
+    pub reference: Option<StateJson>,
+    pub other: Option<StateJson>,
+}
+
+impl Divergence {
+    pub fn summary(&self) -> String {
+        let mut s = format!("{:?} differs from interp: ", self.engine);
+        let n = self.diffs.len();
+        s += &self.diffs.iter().take(4).cloned().collect::<Vec<_>>().join("; ");
+        if n > 4 {
+            s += &format!("; … ({n} differences)");
+        }
+        s
+    }
+}
+
+/// Runs one engine, turning a panic into an error so that a crashing engine is a finding, not a crash.
+fn run_one(kernel: &Kernel, init: &StateJson, e: Engine, tracer: Option<&mut dyn Tracer>) -> Result<WaveOutcome, String> {
+    match catch_unwind(AssertUnwindSafe(|| run_wave(kernel, init, e, FUZZ_BUDGET, tracer))) {
+        Ok(r) => r,
+        Err(p) => Err(format!("panicked: {}", p.downcast_ref::<String>().cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())),
+    }
+}
+
+/// Runs `program` from `init` on every engine and compares each with the interpreter. `cov` (if given)
+/// counts the interpreter's executed instructions by EXEC class.
+pub fn check(program: &Program, init: &StateJson, auto: AutoMode, cov: Option<&mut Coverage>) -> Result<Option<Divergence>, String> {
+    let kernel = Kernel::from_program(program.clone());
+    let reference = match cov {
+        Some(c) => {
+            let mut t = CovTracer { cov: c, code: &kernel.code };
+            let out = run_one(&kernel, init, Engine::Interp, Some(&mut t));
+            if let Ok(o) = &out {
+                t.attempted(o);
+            }
+            out
+        }
+        None => run_one(&kernel, init, Engine::Interp, None),
+    };
+    // The interpreter failing to run at all is a harness error (a bad state), not an engine difference.
+    let reference = reference?;
+    for e in [Engine::Jit, Engine::Auto] {
+        if e == Engine::Auto {
+            kernel.interp_retired.store(if auto == AutoMode::Hot { engine::AUTO_HOT } else { 0 }, Relaxed);
+        }
+        match run_one(&kernel, init, e, None) {
+            Ok(out) => {
+                let diffs = compare(&reference, &out);
+                if !diffs.is_empty() {
+                    return Ok(Some(Divergence { engine: e, diffs, reference: Some(reference.to_json()), other: Some(out.to_json()) }));
+                }
+            }
+            Err(msg) => {
+                return Ok(Some(Divergence { engine: e, diffs: vec![format!("engine error: {msg}")], reference: Some(reference.to_json()), other: None }));
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn lanes_diff(name: &str, a: &[u32; LANES], b: &[u32; LANES]) -> Option<String> {
+    let bad: Vec<usize> = (0..LANES).filter(|&l| a[l] != b[l]).collect();
+    let &l = bad.first()?;
+    let mask = bad.iter().fold(0u32, |m, &l| m | 1 << l);
+    Some(format!("{name} lanes {mask:#010x} (lane {l}: interp {:#010x}, other {:#010x})", a[l], b[l]))
+}
+
+/// Every difference between the reference outcome `a` and `b`, one line each.
+pub fn compare(a: &WaveOutcome, b: &WaveOutcome) -> Vec<String> {
+    let mut d = Vec::new();
+    let (x, y) = (&a.state, &b.state);
+    for r in 0..VREGS {
+        d.extend(lanes_diff(&format!("v{r}"), &x.v[r], &y.v[r]));
+    }
+    for r in 0..UREGS {
+        if x.u[r] != y.u[r] {
+            d.push(format!("u{r}: interp {:#010x}, other {:#010x}", x.u[r], y.u[r]));
+        }
+    }
+    let scalars = [("exec", x.exec as u64, y.exec as u64), ("pc", x.pc as u64, y.pc as u64), ("fcsr", x.fcsr as u64, y.fcsr as u64),
+                   ("retired", x.retired, y.retired), ("lane_ops", x.lane_ops, y.lane_ops)];
+    for (n, p, q) in scalars {
+        if p != q {
+            d.push(format!("{n}: interp {p:#x}, other {q:#x}"));
+        }
+    }
+    match (&a.trap, &b.trap) {
+        (None, None) => {}
+        (Some(t), None) => d.push(format!("trap: interp `{t}`, other none")),
+        (None, Some(t)) => d.push(format!("trap: interp none, other `{t}`")),
+        (Some(t), Some(u)) if t != u => d.push(format!("trap: interp `{t}`, other `{u}`")),
+        _ => {}
+    }
+    for (m, n) in a.memory.iter().zip(&b.memory) {
+        if m.hex != n.hex {
+            let first = m.hex.as_bytes().iter().zip(n.hex.as_bytes()).position(|(p, q)| p != q).unwrap_or(0) / 2;
+            d.push(format!("memory at {:#x}: first difference at byte {first:#x}", m.addr));
+        }
+    }
+    if a.memory.len() != b.memory.len() {
+        d.push("memory: different number of ranges".into());
+    }
+    d
+}
