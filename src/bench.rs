@@ -1,8 +1,9 @@
-//! `lanejit bench`: every bundled kernel on each available engine and as native Rust, in one run, with
-//! ratios. Throughput is lane-ops (active lanes × retired instructions) per second.
+//! `lanejit bench`: every bundled kernel on the interpreter, on the JIT and as native Rust, all in one run, with
+//! the ratios the project's targets are stated in. Throughput is lane-ops (active lanes × retired instructions)
+//! per second; times are the best of three runs, each checked against the Rust reference.
 
 use crate::examples::{self, Size};
-use crate::{engine_available, Device, Engine, Kernel};
+use crate::{Device, Engine, Kernel, LaunchConfig};
 use anyhow::{anyhow, Result};
 use std::time::{Duration, Instant};
 
@@ -17,57 +18,89 @@ pub struct BenchArgs {
     /// Problem size: small, default or large.
     #[arg(long, default_value = "default")]
     pub size: String,
-    /// Worker threads for the launches (default 1: per-core figures).
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
+    /// Skip the interpreter when a kernel's interpreted run would exceed this many retired instructions
+    /// (estimated from the JIT run); the row then reports the JIT alone.
+    #[arg(long, default_value_t = 50_000_000)]
+    pub interp_limit: u64,
 }
 
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug, Default, serde::Serialize)]
 pub struct BenchRow {
     pub kernel: String,
-    pub engine: String,
-    pub seconds: f64,
+    pub size: String,
     pub retired: u64,
     pub lane_ops: u64,
-    pub lane_ops_per_s: f64,
-    pub native_seconds: f64,
-    /// Engine time / native time (lower is better).
-    pub slowdown_vs_native: f64,
+    pub interp_s: Option<f64>,
+    pub jit_s: f64,
+    pub native_s: f64,
+    /// Interpreter time / JIT time.
+    pub jit_speedup: Option<f64>,
+    pub interp_lane_ops_per_s: Option<f64>,
+    pub jit_lane_ops_per_s: f64,
+    /// JIT time / native time (1.0 = as fast as native Rust; lower is better).
+    pub jit_vs_native: f64,
+    pub compile_ms: f64,
+    pub compile_us_per_insn: f64,
+    pub guest_insns: usize,
 }
 
-/// Best of `reps` runs of `f`.
-fn best_of(reps: usize, mut f: impl FnMut() -> Result<Duration>) -> Result<Duration> {
-    let mut best = Duration::MAX;
-    for _ in 0..reps {
-        best = best.min(f()?);
+/// One checked launch; returns (launch time, native time, retired, lane-ops).
+fn once(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, threads: usize) -> Result<(Duration, Duration, u64, u64)> {
+    let device = Device::new()?;
+    let setup = (ex.setup)(&device, size).map_err(|e| anyhow!(e))?;
+    let cfg = LaunchConfig { engine, threads: Some(threads), ..setup.cfg.clone() };
+    let start = Instant::now();
+    let stats = device.launch(kernel, &cfg)?;
+    let took = start.elapsed();
+    (setup.check)(&device).map_err(|e| anyhow!("{}: wrong answer on {engine:?}: {e}", ex.name))?;
+    let n0 = Instant::now();
+    (setup.native)();
+    Ok((took, n0.elapsed(), stats.retired, stats.lane_ops))
+}
+
+fn best(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, threads: usize) -> Result<(Duration, Duration, u64, u64)> {
+    let mut b = once(ex, kernel, engine, size, threads)?;
+    for _ in 0..2 {
+        let r = once(ex, kernel, engine, size, threads)?;
+        b = (b.0.min(r.0), b.1.min(r.1), r.2, r.3);
     }
-    Ok(best)
+    Ok(b)
 }
 
-/// Measures one example on one engine; the answer is checked after every run.
-pub fn measure(ex: &examples::Example, engine: Engine, size: Size, threads: usize) -> Result<BenchRow> {
+pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64) -> Result<BenchRow> {
+    // A fresh kernel per measurement so the compile time is this run's.
     let kernel = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
-    let (mut retired, mut lane_ops, mut native) = (0, 0, Duration::MAX);
-    let t = best_of(3, || {
-        let device = Device::new()?;
-        let setup = (ex.setup)(&device, size).map_err(|e| anyhow!(e))?;
-        let cfg = crate::LaunchConfig { engine, threads: Some(threads), ..setup.cfg.clone() };
-        let start = Instant::now();
-        let stats = device.launch(&kernel, &cfg)?;
-        let took = start.elapsed();
-        (setup.check)(&device).map_err(|e| anyhow!("{}: wrong answer: {e}", ex.name))?;
-        let n0 = Instant::now();
-        (setup.native)();
-        native = native.min(n0.elapsed());
-        (retired, lane_ops) = (stats.retired, stats.lane_ops);
-        Ok(took)
-    })?;
-    let secs = t.as_secs_f64();
+    let t0 = Instant::now();
+    let ck = kernel.compiled().map_err(|e| anyhow!(e))?;
+    let compile = t0.elapsed();
+    let (jit, native, retired, lane_ops) = best(ex, &kernel, Engine::Jit, size, 1)?;
+    let interp = if retired <= interp_limit { Some(best(ex, &kernel, Engine::Interp, size, 1)?.0) } else { None };
+    let secs = |d: Duration| d.as_secs_f64().max(1e-9);
     Ok(BenchRow {
-        kernel: ex.name.into(), engine: format!("{engine:?}").to_lowercase(), seconds: secs, retired, lane_ops,
-        lane_ops_per_s: lane_ops as f64 / secs, native_seconds: native.as_secs_f64(),
-        slowdown_vs_native: secs / native.as_secs_f64().max(1e-12),
+        kernel: ex.name.into(), size: format!("{size:?}").to_lowercase(), retired, lane_ops,
+        interp_s: interp.map(secs), jit_s: secs(jit), native_s: secs(native),
+        jit_speedup: interp.map(|i| secs(i) / secs(jit)),
+        interp_lane_ops_per_s: interp.map(|i| lane_ops as f64 / secs(i)),
+        jit_lane_ops_per_s: lane_ops as f64 / secs(jit), jit_vs_native: secs(jit) / secs(native),
+        compile_ms: compile.as_secs_f64() * 1e3, guest_insns: ck.guest_insns,
+        compile_us_per_insn: compile.as_secs_f64() * 1e6 / ck.guest_insns.max(1) as f64,
     })
+}
+
+/// Launch time with one and with two worker threads (the JIT), on a many-workgroup kernel.
+pub fn scaling(name: &str, size: Size) -> Result<(f64, f64)> {
+    let ex = examples::by_name(name).ok_or_else(|| anyhow!("no example {name}"))?;
+    let kernel = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
+    let one = best(ex, &kernel, Engine::Jit, size, 1)?.0.as_secs_f64();
+    let two = best(ex, &kernel, Engine::Jit, size, 2)?.0.as_secs_f64();
+    Ok((one, two))
+}
+
+fn print_row(r: &BenchRow) {
+    let opt = |x: Option<f64>, scale: f64, w: usize| x.map_or(format!("{:>w$}", "-"), |v| format!("{:>w$.1}", v * scale));
+    println!("{:<11} {:>11} {:>10} {:>9.2} {:>9.3} {:>8} {:>8} {:>9.0} {:>8.2} {:>8.2} {:>7.1}",
+        r.kernel, r.retired, opt(r.interp_s, 1e3, 10), r.jit_s * 1e3, r.native_s * 1e3, opt(r.jit_speedup, 1.0, 8),
+        opt(r.interp_lane_ops_per_s, 1e-6, 8), r.jit_lane_ops_per_s / 1e6, r.jit_vs_native, r.compile_ms, r.compile_us_per_insn * 100.0 / 1e3);
 }
 
 pub fn run(a: &BenchArgs) -> Result<()> {
@@ -77,21 +110,26 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         "large" => Size::Large,
         s => return Err(anyhow!("unknown size `{s}` (small, default, large)")),
     };
-    let engines: Vec<Engine> = [Engine::Interp, Engine::Jit].into_iter().filter(|e| engine_available(*e).is_ok()).collect();
-    let mut rows = Vec::new();
-    for ex in examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))) {
-        for &engine in &engines {
-            let row = measure(ex, engine, size, a.threads)?;
-            if !a.json {
-                println!("{:<12} {:<7} {:>10.3} ms {:>12} instr {:>9.1} M lane-ops/s   native {:>9.3} ms   engine/native {:>8.1}x",
-                    row.kernel, row.engine, row.seconds * 1e3, row.retired, row.lane_ops_per_s / 1e6,
-                    row.native_seconds * 1e3, row.slowdown_vs_native);
-            }
-            rows.push(row);
-        }
+    let chosen: Vec<_> = examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))).collect();
+    if !a.json {
+        println!("one worker thread; times in ms, best of 3; lane-ops/s in millions; compile ms per 100 instructions in the last column");
+        println!("{:<11} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>7}",
+            "kernel", "retired", "interp", "jit", "native", "speedup", "interp/s", "jit/s", "jit/nat", "compile", "c/100");
     }
+    let mut rows = Vec::new();
+    for ex in chosen {
+        let row = measure(ex, size, a.interp_limit)?;
+        if !a.json {
+            print_row(&row);
+        }
+        rows.push(row);
+    }
+    let scale = if a.filter.is_none() { Some(scaling("alu_loop", size)?) } else { None };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        let s = scale.map(|(one, two)| serde_json::json!({"kernel": "alu_loop", "one_thread_s": one, "two_threads_s": two, "speedup": one / two}));
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"rows": rows, "scaling": s}))?);
+    } else if let Some((one, two)) = scale {
+        println!("threads: alu_loop on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x", one * 1e3, two * 1e3, one / two);
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod cases;
 pub mod engine;
 pub mod bench;
 pub mod examples;
+pub mod fuzz;
 pub mod launch;
 pub mod runcmd;
 pub mod state_json;

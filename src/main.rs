@@ -48,6 +48,8 @@ enum Cmd {
     Run(RunArgs),
     /// Measure the engines on the bundled kernels.
     Bench(lanejit::bench::BenchArgs),
+    /// Differential fuzzing: random programs on every engine, compared with the interpreter.
+    Fuzz(lanejit::fuzz::FuzzArgs),
 }
 
 #[derive(clap::ValueEnum, Clone, Copy)]
@@ -132,6 +134,7 @@ fn dispatch(cmd: Cmd) -> Result<()> {
         Cmd::Wave { program, init, dump, engine, budget, trace } => run_wave(&program, init.as_deref(), dump.as_deref(), engine, budget, trace),
         Cmd::Run(a) => run(a),
         Cmd::Bench(a) => lanejit::bench::run(&a),
+        Cmd::Fuzz(a) => lanejit::fuzz::run(&a),
     }
 }
 

@@ -52,7 +52,7 @@ fn branch(cx: &Ctx, taken: bool, off: i32) -> Result<Flow, Trap> {
 /// t = pc + off (off already in bytes, a multiple of 4); a negative t traps here.
 fn pc_rel(cx: &Ctx, off: i32) -> Result<u32, Trap> {
     let t = cx.pc as i64 + off as i64;
-    if t < 0 {
+    if t < 0 || t >= cx.code_len as i64 {
         return Err(out_of_range(cx, t));
     }
     Ok(t as u32)
@@ -61,7 +61,7 @@ fn pc_rel(cx: &Ctx, off: i32) -> Result<u32, Trap> {
 /// t = (u[rs1] + imm) mod 2^32, an unsigned byte address that must be 4-aligned.
 fn indirect(cx: &Ctx, rs1: UReg, imm: i32) -> Result<u32, Trap> {
     let t = cx.w.ur(rs1).wrapping_add(imm as u32);
-    if t & 3 != 0 {
+    if t & 3 != 0 || t >= cx.code_len {
         return Err(out_of_range(cx, t as i64));
     }
     Ok(t)

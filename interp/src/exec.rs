@@ -63,6 +63,8 @@ pub struct Ctx<'a> {
     pub pc: u32,
     /// Its length in bytes (4 or 8).
     pub len: u32,
+    /// Size of the kernel's code in bytes (jumps outside it trap at the jump).
+    pub code_len: u32,
 }
 
 impl Ctx<'_> {
@@ -115,7 +117,7 @@ pub fn run(code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, 
         let (insn, len) = code.fetch(pc)?;
         let before = tracer.as_ref().map(|_| w.clone());
         let active = w.exec.count_ones() as u64;
-        let flow = step(&mut Ctx { w, mem, env, pc, len }, &insn)?;
+        let flow = step(&mut Ctx { w, mem, env, pc, len, code_len: code.len_bytes() }, &insn)?;
         w.retired += 1;
         w.lane_ops += active;
         w.pc = match flow {

@@ -4,6 +4,7 @@
 //! under both engines.
 
 pub mod blocks;
+pub mod mutants;
 mod lanes;
 mod fx;
 mod lower;

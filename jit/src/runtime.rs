@@ -74,7 +74,7 @@ extern "C" fn helper_step(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u
             return 1;
         }
     };
-    match exec::step(&mut exec::Ctx { w, mem: &mut *cx.mem, env: cx.env, pc, len }, &insn) {
+    match exec::step(&mut exec::Ctx { w, mem: &mut *cx.mem, env: cx.env, pc, len, code_len: cx.code.len_bytes() }, &insn) {
         Ok(_) => 0,
         Err(t) => {
             cx.trap = Some(t);

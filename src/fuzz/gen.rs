@@ -130,7 +130,7 @@ impl Gen {
         match k.class {
             KindClass::VReg => self.vreg(k.pair),
             KindClass::UReg => self.ureg(k.pair),
-            KindClass::VHalf => self.vreg(false) | (r.chance(50) as i64) << 7,
+            KindClass::VHalf => { let hi = r.chance(50) as i64; self.vreg(false) | hi << 7 }
             KindClass::SImm | KindClass::UImm if info.has(flag::TR) && info.operands.iter().any(|x| x.kind().name == "csr10") => {
                 if r.chance(90) { fcsr_value(r) } else { values::imm(r, k) }
             }

@@ -40,7 +40,7 @@ pub fn f32_sin_turns(a: u32, m: FpMode) -> u32 {
     } else if ar == 0.25 {
         if r < 0.0 { MINUS_ONE } else { ONE }
     } else {
-        S::finish(((r as f64 * TWO_PI).sin() as f32).to_bits() as u64, m.flush32) as u32
+        S::finish((libm::sin(r as f64 * TWO_PI) as f32).to_bits() as u64, m.flush32) as u32
     }
 }
 
@@ -57,7 +57,7 @@ pub fn f32_cos_turns(a: u32, m: FpMode) -> u32 {
     } else if ar == 0.25 {
         0
     } else {
-        S::finish(((r as f64 * TWO_PI).cos() as f32).to_bits() as u64, m.flush32) as u32
+        S::finish((libm::cos(r as f64 * TWO_PI) as f32).to_bits() as u64, m.flush32) as u32
     }
 }
 

@@ -2,10 +2,10 @@
 //!
 //! floor/ceil/trunc/round_even are exact, so they ignore the rounding mode; fract ignores it too
 //! (see `f32_fract`). The transcendentals `rcp rsq exp2 log2 sin cos` are the one shared
-//! reference implementation of the ISA: evaluate in f64 with Rust's f64 methods and round once
-//! to nearest f32. They are approximations (≤ 2 ulp; in practice ≤ 0.5 ulp + 2^-29 ulp), so, like
-//! GPU transcendental units, they ignore `FpMode::round`; only the flush bits apply. The libm
-//! behind `f64::sin` etc. is the host's, so results are identical for every engine in one build.
+//! reference implementation of the ISA: evaluate in f64 with the pure-Rust `libm` crate (pinned)
+//! and round once to nearest f32. They are approximations (≤ 2 ulp; in practice ≤ 0.5 ulp + 2^-29 ulp), so, like
+//! GPU transcendental units, they ignore `FpMode::round`; only the flush bits apply. `libm` is
+//! pure Rust, so results are identical for every engine and on every host.
 
 use super::{Fmt, FpMode, S};
 
@@ -80,25 +80,25 @@ pub fn f32_rsq(a: u32, m: FpMode) -> u32 {
 /// subnormal (flushed if flush32).
 #[inline]
 pub fn f32_exp2(a: u32, m: FpMode) -> u32 {
-    transc32(a, m, f64::exp2)
+    transc32(a, m, libm::exp2)
 }
 
 /// log2(x). log2(±0) = -inf, log2(x < 0) = NaN, log2(+inf) = +inf.
 #[inline]
 pub fn f32_log2(a: u32, m: FpMode) -> u32 {
-    transc32(a, m, f64::log2)
+    transc32(a, m, libm::log2)
 }
 
 /// sin(x), x in radians, full range reduction (libm). sin(±inf) = NaN, sin(-0) = -0.
 #[inline]
 pub fn f32_sin(a: u32, m: FpMode) -> u32 {
-    transc32(a, m, f64::sin)
+    transc32(a, m, libm::sin)
 }
 
 /// cos(x), x in radians. cos(±inf) = NaN.
 #[inline]
 pub fn f32_cos(a: u32, m: FpMode) -> u32 {
-    transc32(a, m, f64::cos)
+    transc32(a, m, libm::cos)
 }
 
 #[cfg(test)]

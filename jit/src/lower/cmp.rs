@@ -64,7 +64,7 @@ pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
 /// U[rd] = the lanes in EXEC where the -1/0 masks `m` are set.
 fn set_mask(fx: &mut Fx, rd: UReg, m: Vec32) -> Lowered {
     let bits = fx.sign_bits(m);
-    let bits = if fx.full_exec { fx.and_exec(bits) } else { bits };
+    let bits = fx.and_exec(bits);
     fx.set_u(rd, bits);
     Lowered::Native
 }

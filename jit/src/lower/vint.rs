@@ -2,12 +2,13 @@
 //! interpreter from compiled code (`Lowered::Helper`). Each 32-lane register is 8 × I32X4; results are written
 //! through `Fx::set_v` (EXEC-blended in the masked block variant) after every source has been read.
 //!
-//! Left to the interpreter, because Cranelift 0.135 has no cheap exact vector form for them: the high-half and
-//! widening multiplies (no I32X4 umulhi; emulation goes through I64X2), popc/clz/ctz/brev (no vector clz/ctz,
-//! popcnt only on I8X16), v.mbcnt.u (a per-lane popcount), v.bfi/v.prmt (per-lane masks and byte selects) and
-//! the v.shf funnel shifts (clamped 64-bit per-lane amounts).
+//! Left to the interpreter, with no cheap exact vector form in Cranelift 0.135: v.bfi and v.prmt (per-lane
+//! shifted masks, per-lane byte selects) and the v.shf funnel shifts (clamped or wrapped per-lane amounts on
+//! 64-bit values); they would cost several emulated per-lane shifts per slice.
 
+mod bits;
 mod lop3;
+mod mul;
 pub(super) mod ops;
 mod shift;
 mod wide;
@@ -37,7 +38,8 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         VSra { rd, rs1, rs2 } => shift::vv(fx, rd, rs1, rs2, Sra),
         VBfeU { rd, rs1, rs2 } => shift::bfe_vv(fx, rd, rs1, rs2, false),
         VBfeS { rd, rs1, rs2 } => shift::bfe_vv(fx, rd, rs1, rs2, true),
-        VMulhi { .. } | VMulhiU { .. } => Lowered::Helper,
+        VMulhi { rd, rs1, rs2 } => mul::vv(fx, rd, rs1, rs2, true),
+        VMulhiU { rd, rs1, rs2 } => mul::vv(fx, rd, rs1, rs2, false),
         // --- R, opcode 0x12
         VMin { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Min),
         VMax { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Max),
@@ -49,7 +51,8 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         VSubU64 { rd, rs1, rs2 } => wide::add_sub(fx, rd, rs1, rs2, true),
         VAddU64U32 { rd, rs1, rs2 } => wide::add_ext(fx, rd, rs1, rs2, false),
         VAddU64I32 { rd, rs1, rs2 } => wide::add_ext(fx, rd, rs1, rs2, true),
-        VMulWideU32 { .. } | VMulWideI32 { .. } => Lowered::Helper,
+        VMulWideU32 { rd, rs1, rs2 } => mul::mul_wide(fx, rd, rs1, rs2, false),
+        VMulWideI32 { rd, rs1, rs2 } => mul::mul_wide(fx, rd, rs1, rs2, true),
         // --- RU, opcode 0x14: the uniform is source 2
         VAddVu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, Add),
         VSubVu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, Sub),
@@ -71,7 +74,8 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         VMaxUVu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, MaxU),
         VAbsdiffVu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, Absdiff),
         VAbsdiffUVu { rd, rs1, rs2 } => vu(fx, rd, rs1, rs2, AbsdiffU),
-        VMulhiVu { .. } | VMulhiUVu { .. } => Lowered::Helper,
+        VMulhiVu { rd, rs1, rs2 } => mul::vu(fx, rd, rs1, rs2, true),
+        VMulhiUVu { rd, rs1, rs2 } => mul::vu(fx, rd, rs1, rs2, false),
         VCndmask { rd, rs1, rs2 } => cndmask(fx, rd, rs1, rs2),
         // --- I8, opcode 0x16: imm arrives sign-extended from 8 bits
         VAddI { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, Add),
@@ -88,7 +92,10 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         VNeg { rd, rs1 } => un(fx, rd, rs1, |fx, x| fx.b.ins().ineg(x)),
         // pabsd: abs(INT_MIN) = INT_MIN, the YAML's wrapping rule.
         VAbs { rd, rs1 } => un(fx, rd, rs1, |fx, x| fx.b.ins().iabs(x)),
-        VPopc { .. } | VClz { .. } | VCtz { .. } | VBrev { .. } => Lowered::Helper,
+        VPopc { rd, rs1 } => bits::un(fx, rd, rs1, bits::popc),
+        VClz { rd, rs1 } => bits::un(fx, rd, rs1, bits::clz),
+        VCtz { rd, rs1 } => bits::un(fx, rd, rs1, bits::ctz),
+        VBrev { rd, rs1 } => bits::un(fx, rd, rs1, bits::brev),
         VSextB { rd, rs1 } => un(fx, rd, rs1, |fx, x| sext(&mut fx.b, x, 24)),
         VSextH { rd, rs1 } => un(fx, rd, rs1, |fx, x| sext(&mut fx.b, x, 16)),
         VZextB { rd, rs1 } => vk(fx, rd, rs1, 0xff, And),
@@ -106,7 +113,7 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         }
         VMovUB64 { rd, rs1 } => wide::mov_u_b64(fx, rd, rs1),
         VLanebitU { rd, rs1 } => lanebit(fx, rd, rs1),
-        VMbcntU { .. } => Lowered::Helper,
+        VMbcntU { rd, rs1 } => bits::mbcnt(fx, rd, rs1),
         // --- LI, opcodes 0x1c / 0x1e: v.li's imm arrives sign-extended from 18 bits, v.lui's raw
         VLi { rd, imm } => konst(fx, rd, imm as u32),
         VLui { rd, imm } => konst(fx, rd, imm.wrapping_shl(14)),
@@ -122,7 +129,8 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         VMaxUK { rd, rs1, imm } => vk(fx, rd, rs1, imm, MaxU),
         VMovK { rd, imm } => konst(fx, rd, imm),
         VRsubK { rd, rs1, imm } => vk(fx, rd, rs1, imm, Rsub),
-        VMulhiK { .. } | VMulhiUK { .. } => Lowered::Helper,
+        VMulhiK { rd, rs1, imm } => mul::vk(fx, rd, rs1, imm, true),
+        VMulhiUK { rd, rs1, imm } => mul::vk(fx, rd, rs1, imm, false),
         VBfeUK { rd, rs1, imm } => bfe_k(fx, rd, rs1, imm, false),
         VBfeSK { rd, rs1, imm } => bfe_k(fx, rd, rs1, imm, true),
         // --- X, opcode 0x13: three sources
@@ -145,8 +153,11 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         }
         VLeaU64U32 { rd, rs1, rs2, sh } => wide::lea(fx, rd, rs1, rs2, sh, false),
         VLeaU64I32 { rd, rs1, rs2, sh } => wide::lea(fx, rd, rs1, rs2, sh, true),
-        VMadHiU32 { .. } | VMadHiI32 { .. } | VBfi { .. } | VPrmt { .. } => Lowered::Helper,
-        VMadWideU32 { .. } | VMadWideI32 { .. } => Lowered::Helper,
+        VMadHiU32 { rd, rs1, rs2, rs3 } => mul::mad_hi(fx, rd, rs1, rs2, rs3, false),
+        VMadHiI32 { rd, rs1, rs2, rs3 } => mul::mad_hi(fx, rd, rs1, rs2, rs3, true),
+        VMadWideU32 { rd, rs1, rs2, rs3 } => mul::mad_wide(fx, rd, rs1, rs2, rs3, false),
+        VMadWideI32 { rd, rs1, rs2, rs3 } => mul::mad_wide(fx, rd, rs1, rs2, rs3, true),
+        VBfi { .. } | VPrmt { .. } => Lowered::Helper,
         // --- X, opcode 0x15: v.shf
         VShfLS64 { .. } | VShfRS64 { .. } | VShfLU64 { .. } | VShfRU64 { .. } |
         VShfLS32 { .. } | VShfRS32 { .. } | VShfLU32 { .. } | VShfRU32 { .. } |

@@ -216,23 +216,21 @@ end
 
 
 def pending_range_cases():
-    """Targets at or past the code size: the YAML wants the trap at the jump with nothing written, but the
-    handler cannot see the code size (Ctx has none), so today the run loop's fetch reports the trap at the
-    target pc and a link register is already written. Emitted commented out until Ctx carries the size."""
+    """Targets at or past the code size: the trap is at the jump, with nothing written (Ctx carries the size)."""
     cs = []
     for code in ("u.li u1, 1\nj 8\nend", "u.li u1, 1\nb.nz u1, 400\nend", "u.li u1, 1\nj.execnz 4000\nend"):
         cs.append(case("%s past the end of the code traps PcOutOfRange at the jump" % code.split("\n")[1], code,
-                       {}, {"u": {1: 1}, "trap": ("PcOutOfRange", 4), "retired": 1}, comment_out=True))
+                       {}, {"u": {1: 1}, "trap": ("PcOutOfRange", 4), "retired": 1}, comment_out=False))
     cs.append(case("jal past the end of the code traps at the jal, link not written",
                    "u.li u1, 1\njal u5, 8\nend", {"u": {5: 0x5555}},
-                   {"u": {1: 1}, "trap": ("PcOutOfRange", 4), "retired": 1}, comment_out=True))
+                   {"u": {1: 1}, "trap": ("PcOutOfRange", 4), "retired": 1}, comment_out=False))
     for base in (12, 1000, 0x80000000, 0xFFFFFFFC):
         cs.append(case("jr to %s (>= code size 12) traps at the jr" % hx(base), "u.li u3, 3\njr u1, 0\nend",
                        {"u": {1: base}}, {"u": {3: 3}, "trap": ("PcOutOfRange", 4), "retired": 1},
-                       comment_out=True))
+                       comment_out=False))
         cs.append(case("jalr to %s (>= code size 12) traps at the jalr, link not written" % hx(base),
                        "u.li u3, 3\njalr u7, u1, 0\nend", {"u": {1: base, 7: 0x7777}},
-                       {"u": {3: 3}, "trap": ("PcOutOfRange", 4), "retired": 1}, comment_out=True))
+                       {"u": {3: 3}, "trap": ("PcOutOfRange", 4), "retired": 1}, comment_out=False))
     return cs
 
 

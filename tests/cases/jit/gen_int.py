@@ -71,6 +71,12 @@ def ubfe(a, p, signed):
     return sx(f, n) if signed else f
 
 
+def bfi(field, base, p):
+    off, w = p & 31, (p >> 8) & 31
+    m = (((1 << w) - 1) << off) & M
+    return (base & ~m) | ((field << off) & m)
+
+
 def lop3(a, b, c, lut):
     d = 0
     for k in range(8):
@@ -105,12 +111,14 @@ BIN = {
     "min": lambda a, b: min(sx(a), sx(b)), "max": lambda a, b: max(sx(a), sx(b)),
     "min.u": min, "max.u": max,
     "absdiff": lambda a, b: abs(sx(a) - sx(b)), "absdiff.u": lambda a, b: abs(a - b),
-    "mulhi": lambda a, b: (sx(a) * sx(b)) >> 32,
+    "mulhi": lambda a, b: (sx(a) * sx(b)) >> 32, "mulhi.u": lambda a, b: (a * b) >> 32,
 }
 UNARY = {
     "mov": lambda a: a, "not": lambda a: ~a, "neg": lambda a: -a, "abs": lambda a: abs(sx(a)),
     "sext.b": lambda a: sx(a, 8), "sext.h": lambda a: sx(a, 16), "zext.b": lambda a: a & 0xFF,
     "zext.h": lambda a: a & 0xFFFF, "popc": lambda a: bin(a).count("1"),
+    "clz": lambda a: 32 - a.bit_length(), "ctz": lambda a: 32 if a == 0 else (a & -a).bit_length() - 1,
+    "brev": lambda a: int(f"{a:032b}"[::-1], 2),
 }
 CMP = {
     "eq.i32": lambda a, b: a == b, "ne.i32": lambda a, b: a != b,
@@ -223,10 +231,16 @@ def step_v(w, op, ops):
     elif op == "lea":
         a, b = w.vr(n(ops[1])), w.vr(n(ops[2]))
         w.write(rd, [(x << ops[3]) + y for x, y in zip(a, b)])
-    elif op in ("mad.u32", "add3", "lop3"):
+    elif op in ("mul.wide.u32", "mul.wide.i32", "mad.wide.u32", "mad.wide.i32"):
+        a, b = w.vr(n(ops[1])), w.vr(n(ops[2]))
+        c = w.pair(n(ops[3])) if op.startswith("mad") else [0] * L
+        ext = (lambda x: x) if op.endswith("u32") else sx
+        w.write_pair(rd, [ext(x) * ext(y) + z for x, y, z in zip(a, b, c)])
+    elif op in ("mad.u32", "add3", "lop3", "mad.hi.u32", "mad.hi.i32", "bfi"):
         a, b, c = (w.vr(n(r)) for r in ops[1:4])
         f = {"mad.u32": lambda x, y, z: x * y + z, "add3": lambda x, y, z: x + y + z,
-             "lop3": lambda x, y, z: lop3(x, y, z, ops[4])}[op]
+             "lop3": lambda x, y, z: lop3(x, y, z, ops[4]), "mad.hi.u32": lambda x, y, z: (x * y >> 32) + z,
+             "mad.hi.i32": lambda x, y, z: (sx(x) * sx(y) >> 32) + z, "bfi": bfi}[op]
         w.write(rd, [f(x, y, z) for x, y, z in zip(a, b, c)])
     elif op == "cndmask":
         w.write(rd, w.vr(n(ops[1])), w.ur(n(ops[2])) & w.exec)
@@ -234,6 +248,9 @@ def step_v(w, op, ops):
         w.write(rd, list(range(L)))
     elif op == "mov.u":
         w.write(rd, [w.ur(n(ops[1]))] * L)
+    elif op == "mbcnt.u":
+        u = w.ur(n(ops[1]))
+        w.write(rd, [bin(u & ((1 << l) - 1)).count("1") for l in range(L)])
     elif op == "lanebit.u":
         w.write(rd, [w.ur(n(ops[1])) >> l & 1 for l in range(L)])
     elif op in ("li", "mov.k"):
@@ -454,10 +471,23 @@ def vint_cases():
         ops = [V("v.lop3", f"v{10 + k}", "v1", "v2", "v3", lut) for k, lut in enumerate(part)]
         ops.append(V("v.lop3", "v1", "v1", "v2", "v1", part[-1]))
         c.append(loop_case(f"vint: v.lop3 tables {part[0]:#x}..{part[-1]:#x}", ops, [1, 2, 3], []))
-    c.append(loop_case("vint: native ops around interpreter-executed ones (popc, mulhi) in one block", [
-        V("v.add", "v10", "v1", "v2"), V("v.popc", "v11", "v10"), V("v.xor", "v12", "v11", "v1"),
-        V("v.mulhi", "v13", "v12", "v2"), V("v.add", "v14", "v13", "v10"), V("v.add", "v2", "v2", "v14")],
-        [1, 2], []))
+    c.append(loop_case("vint: mulhi (all forms), mad.hi, mul.wide, mad.wide (rd overlapping)", [
+        V("v.mulhi", "v10", "v1", "v2"), V("v.mulhi.u", "v11", "v1", "v2"), V("v.mulhi.vu", "v12", "v2", "u1"),
+        V("v.mulhi.u.vu", "v13", "v2", "u1"), V("v.mulhi.k", "v14", "v3", 0x80000000),
+        V("v.mulhi.u.k", "v15", "v3", 0xAAAAAAAB), V("v.mad.hi.u32", "v16", "v1", "v3", "v2"),
+        V("v.mad.hi.i32", "v17", "v1", "v3", "v2"), V("v.mul.wide.u32", "v18:v19", "v1", "v2"),
+        V("v.mul.wide.i32", "v20:v21", "v1", "v2"), V("v.mad.wide.u32", "v22:v23", "v1", "v3", "v4:v5"),
+        V("v.mad.wide.i32", "v24:v25", "v2", "v3", "v4:v5"), V("v.mul.wide.i32", "v2:v3", "v3", "v2"),
+        V("v.mad.wide.u32", "v4:v5", "v5", "v4", "v4:v5")], [1, 2, 3, 4, 5], [1], u_init={1: 0xFFFFFFFF}))
+    c.append(loop_case("vint: popc clz ctz brev, mbcnt.u", [
+        V("v.popc", "v10", "v1"), V("v.clz", "v11", "v1"), V("v.ctz", "v12", "v1"), V("v.brev", "v13", "v1"),
+        V("v.popc", "v14", "v2"), V("v.clz", "v15", "v2"), V("v.ctz", "v16", "v2"), V("v.brev", "v17", "v2"),
+        V("v.mbcnt.u", "v18", "u1"), V("v.mbcnt.u", "v19", "u2"), V("v.clz", "v1", "v1")], [1, 2], [1, 2],
+        v_init={1: [0, M, 1, 0x80000000] + [1 << k for k in range(28)]}, u_init={1: M, 2: 0x80000001}))
+    c.append(loop_case("vint: native ops around interpreter-executed ones (bfi) in one block", [
+        V("v.add", "v10", "v1", "v2"), V("v.bfi", "v11", "v10", "v1", "v3"), V("v.xor", "v12", "v11", "v1"),
+        V("v.bfi", "v13", "v12", "v2", "v3"), V("v.add", "v14", "v13", "v10"), V("v.add", "v2", "v2", "v14")],
+        [1, 2, 3], []))
     c.append(loop_case("vint: trip 2 under EXEC = 0", [
         V("v.add", "v10", "v1", "v2"), V("v.shl", "v11", "v1", "v2"), V("v.cndmask", "v12", "v1", "u1"),
         V("v.mov.u", "v13", "u1"), V("v.add.u64", "v14:v15", "v2:v3", "v2:v3")], [1, 2, 3], [1], p=0, q=0x0000FFFF))

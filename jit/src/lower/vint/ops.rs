@@ -68,7 +68,7 @@ pub fn map(fx: &mut Fx, a: Vec32, mut f: impl FnMut(&mut Fx, Value) -> Value) ->
 pub fn vv(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: VReg, op: Bin) -> Lowered {
     let (a, c) = (fx.v(rs1), fx.v(rs2));
     let d = fx.map2(a, c, |b, x, y| op.emit(b, x, y));
-    fx.set_v_all(rd, d);
+    fx.set_v(rd, d);
     Lowered::Native
 }
 

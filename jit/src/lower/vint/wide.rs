@@ -9,9 +9,9 @@ use cranelift_frontend::FunctionBuilder;
 use lanejit_isa::{UReg, VReg};
 
 /// One slice of a 64-bit value: (low word, high word).
-type Half2 = (Value, Value);
+pub type Half2 = (Value, Value);
 
-fn add64(b: &mut FunctionBuilder, (al, ah): Half2, (bl, bh): Half2) -> Half2 {
+pub fn add64(b: &mut FunctionBuilder, (al, ah): Half2, (bl, bh): Half2) -> Half2 {
     let lo = b.ins().iadd(al, bl);
     let carry = b.ins().icmp(IntCC::UnsignedLessThan, lo, al);
     let hi = b.ins().iadd(ah, bh);
@@ -29,18 +29,18 @@ fn next(r: VReg) -> VReg {
     VReg(r.0 + 1)
 }
 
-fn pair(fx: &mut Fx, r: VReg) -> (Vec32, Vec32) {
+pub fn pair(fx: &mut Fx, r: VReg) -> (Vec32, Vec32) {
     (fx.v(r), fx.v(next(r)))
 }
 
-fn set_pair(fx: &mut Fx, rd: VReg, lo: Vec32, hi: Vec32) -> Lowered {
+pub fn set_pair(fx: &mut Fx, rd: VReg, lo: Vec32, hi: Vec32) -> Lowered {
     fx.set_v(rd, lo);
     fx.set_v(next(rd), hi);
     Lowered::Native
 }
 
 /// d = f(a, b) on 64-bit values, slice by slice.
-fn map64(fx: &mut Fx, rd: VReg, a: (Vec32, Vec32), c: (Vec32, Vec32), f: fn(&mut FunctionBuilder, Half2, Half2) -> Half2) -> Lowered {
+pub fn map64(fx: &mut Fx, rd: VReg, a: (Vec32, Vec32), c: (Vec32, Vec32), f: fn(&mut FunctionBuilder, Half2, Half2) -> Half2) -> Lowered {
     let d: [Half2; 8] = std::array::from_fn(|k| f(&mut fx.b, (a.0[k], a.1[k]), (c.0[k], c.1[k])));
     set_pair(fx, rd, d.map(|x| x.0), d.map(|x| x.1))
 }

@@ -1,0 +1,219 @@
+//! A fuzz campaign: seeds → cases → oracle, in parallel (rayon), deterministic per seed; failing cases are
+//! shrunk and written out as reproducers.
+
+use super::coverage::Coverage;
+use super::gen::{generate, Case};
+use super::oracle::{check, AutoMode, Divergence};
+use super::prog::GenProgram;
+use super::shrink::shrink;
+use crate::state_json::StateJson;
+use rayon::prelude::*;
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+/// Seed of program `k` of the campaign with seed `campaign`; `--seed-range` names these directly.
+pub fn program_seed(campaign: u64, k: u64) -> u64 {
+    campaign.wrapping_shl(32).wrapping_add(k)
+}
+
+/// `auto` runs cold for even seeds and hot (compiled) for odd ones, so both paths are compared.
+pub fn auto_mode(seed: u64) -> AutoMode {
+    if seed & 1 == 1 { AutoMode::Hot } else { AutoMode::Cold }
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub seed: u64,
+    /// Programs to run (ignored when `seeds` is given); with `time`, whichever ends first.
+    pub count: Option<u64>,
+    pub time: Option<Duration>,
+    pub seeds: Option<Range<u64>>,
+    pub jobs: Option<usize>,
+    pub shrink: bool,
+    /// Evaluation budget of one shrink.
+    pub shrink_evals: usize,
+    /// At most this many findings are shrunk (the rest are counted and listed unshrunk).
+    pub max_shrinks: usize,
+    pub progress: bool,
+    /// Difference kinds to ignore (see `oracle::Ignore`).
+    pub ignore: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { seed: 0, count: Some(1000), time: None, seeds: None, jobs: None, shrink: true, shrink_evals: 2000, max_shrinks: 16, progress: false, ignore: Vec::new() }
+    }
+}
+
+/// A failing case, and its shrunk form.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub case: Case,
+    pub div: Divergence,
+    pub shrunk: Option<(GenProgram, StateJson, Divergence)>,
+}
+
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub programs: u64,
+    pub findings: Vec<Finding>,
+    /// Cases the harness itself could not run (a generator or interpreter error): bugs of the fuzzer.
+    pub errors: Vec<(u64, String)>,
+    pub coverage: Coverage,
+    pub elapsed: Duration,
+}
+
+impl Summary {
+    pub fn rate(&self) -> f64 {
+        self.programs as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+    /// `programs=… divergences=… coverage=…% programs_per_s=…`
+    pub fn line(&self) -> String {
+        format!("programs={} divergences={} coverage={:.1}% programs_per_s={:.0}", self.programs, self.findings.len(), self.coverage.percent(), self.rate())
+    }
+}
+
+enum Outcome {
+    Pass,
+    Fail(Box<Finding>),
+    Error(String),
+}
+
+/// Runs one seed: generate, render, compare; shrink a failure if the budget of shrinks allows.
+fn run_seed(seed: u64, opts: &Options, cov: &mut Coverage, shrinks: &AtomicUsize) -> Outcome {
+    let case = generate(seed);
+    let program = match case.prog.render() {
+        Ok(p) => p,
+        Err(e) => return Outcome::Error(format!("render: {e}")),
+    };
+    let div = match check(&program, &case.init, auto_mode(seed), Some(cov), &opts.ignore) {
+        Ok(None) => return Outcome::Pass,
+        Ok(Some(d)) => d,
+        Err(e) => return Outcome::Error(format!("interp: {e}")),
+    };
+    let shrunk = (opts.shrink && shrinks.fetch_add(1, Relaxed) < opts.max_shrinks).then(|| shrink_case(&case, &div, opts)).flatten();
+    Outcome::Fail(Box::new(Finding { case, div, shrunk }))
+}
+
+/// Shrinks a failing case, keeping only candidates that still diverge on the same engine.
+pub fn shrink_case(case: &Case, div: &Divergence, opts: &Options) -> Option<(GenProgram, StateJson, Divergence)> {
+    let mode = auto_mode(case.seed);
+    let ig = &opts.ignore;
+    let still = |p: &GenProgram, s: &StateJson| {
+        p.render().ok().and_then(|prog| check(&prog, s, mode, None, ig).ok().flatten()).is_some_and(|d| d.engine == div.engine)
+    };
+    let (p, s, _) = shrink(case.prog.clone(), case.init.clone(), still, opts.shrink_evals);
+    let d = check(&p.render().ok()?, &s, mode, None, ig).ok().flatten()?;
+    Some((p, s, d))
+}
+
+/// Runs a campaign on `opts.jobs` threads (default: every core).
+pub fn campaign(opts: &Options) -> Result<Summary, String> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
+    let t0 = Instant::now();
+    // Program k of this run: seed range start + k, or the campaign's k-th seed.
+    let (start, total) = match &opts.seeds {
+        Some(r) => (Some(r.start), Some(r.end.saturating_sub(r.start))),
+        None => (None, if opts.time.is_some() { opts.count } else { Some(opts.count.unwrap_or(1000)) }),
+    };
+    let campaign_seed = opts.seed;
+    let seeds = move |k: u64| start.map_or_else(|| program_seed(campaign_seed, k), |s| s + k);
+    let shrinks = AtomicUsize::new(0);
+    let mut sum = Summary::default();
+    let batch = 64 * pool.current_num_threads() as u64;
+    let mut next = 0u64;
+    let mut last_progress = Instant::now();
+    loop {
+        let end = total.map_or(next + batch, |t| t.min(next + batch));
+        if next >= end || opts.time.is_some_and(|t| t0.elapsed() >= t) {
+            break;
+        }
+        let results: Vec<(Coverage, Vec<(u64, Outcome)>)> = pool.install(|| {
+            (next..end).into_par_iter()
+                .fold(|| (Coverage::default(), Vec::new()), |(mut cov, mut out), k| {
+                    let s = seeds(k);
+                    match run_seed(s, opts, &mut cov, &shrinks) {
+                        Outcome::Pass => {}
+                        o => out.push((s, o)),
+                    }
+                    (cov, out)
+                })
+                .collect()
+        });
+        sum.programs += end - next;
+        for (cov, outs) in results {
+            sum.coverage.merge(&cov);
+            for (s, o) in outs {
+                match o {
+                    Outcome::Fail(f) => sum.findings.push(*f),
+                    Outcome::Error(e) => sum.errors.push((s, e)),
+                    Outcome::Pass => {}
+                }
+            }
+        }
+        next = end;
+        sum.elapsed = t0.elapsed();
+        if opts.progress && last_progress.elapsed() >= Duration::from_millis(500) {
+            last_progress = Instant::now();
+            eprint!("\r[fuzz] {}   ", sum.line());
+            let _ = std::io::stderr().flush();
+        }
+    }
+    sum.elapsed = t0.elapsed();
+    if opts.progress {
+        eprintln!();
+    }
+    sum.findings.sort_by_key(|f| f.case.seed);
+    sum.errors.sort_by_key(|e| e.0);
+    Ok(sum)
+}
+
+fn engine_name(e: crate::Engine) -> &'static str {
+    match e {
+        crate::Engine::Interp => "interp",
+        crate::Engine::Jit => "jit",
+        crate::Engine::Auto => "auto",
+    }
+}
+
+fn pretty(s: &StateJson) -> String {
+    serde_json::to_string_pretty(s).unwrap_or_default() + "\n"
+}
+
+/// The reproducer text: a comment header naming the seed and the differences, then the disassembly.
+pub fn reproducer_source(seed: u64, prog: &GenProgram, div: &Divergence) -> Result<String, String> {
+    let p = prog.render()?;
+    let mut s = format!("; lanejit fuzz reproducer, seed {seed:#x}: {} diverges from interp\n", engine_name(div.engine));
+    for d in &div.diffs {
+        s += &format!(";   {d}\n");
+    }
+    s += "; replay: lanejit wave THIS.s --init THIS.json --engine jit   (compare with --engine interp)\n";
+    Ok(s + &lanejit_isa::disassemble(&p))
+}
+
+/// Writes a finding: `<name>.s` + `<name>.json` (the shrunk case, or the original if it was not shrunk),
+/// `<name>.interp.json` and `<name>.<engine>.json` (both final states), and `<name>.orig.{s,json}`.
+pub fn write_finding(dir: &Path, f: &Finding) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let name = format!("{}-{:016x}", engine_name(f.div.engine), f.case.seed);
+    let (prog, init, div) = match &f.shrunk {
+        Some((p, s, d)) => (p, s, d),
+        None => (&f.case.prog, &f.case.init, &f.div),
+    };
+    let w = |file: String, text: String| std::fs::write(dir.join(&file), text).map_err(|e| format!("{file}: {e}"));
+    w(format!("{name}.s"), reproducer_source(f.case.seed, prog, div)?)?;
+    w(format!("{name}.json"), pretty(init))?;
+    if let Some(r) = &div.reference {
+        w(format!("{name}.interp.json"), pretty(r))?;
+    }
+    match &div.other {
+        Some(o) => w(format!("{name}.{}.json", engine_name(div.engine)), pretty(o))?,
+        None => w(format!("{name}.{}.txt", engine_name(div.engine)), div.diffs.join("\n") + "\n")?,
+    }
+    w(format!("{name}.orig.s"), reproducer_source(f.case.seed, &f.case.prog, &f.div)?)?;
+    w(format!("{name}.orig.json"), pretty(&f.case.init))?;
+    Ok(dir.join(format!("{name}.s")))
+}

@@ -1,0 +1,258 @@
+//! Delta debugging of a failing case: delete chunks of nodes (halving the chunk size), inline structures,
+//! drop functions, then move operands, immediates and the initial state toward simpler values, keeping each
+//! change only while the case still fails. Works on the program tree, so every candidate is a valid,
+//! terminating program.
+
+use super::prog::{ids, op, GenProgram, Node};
+use crate::state_json::StateJson;
+use lanejit_isa::{encode_values, KindClass};
+
+/// Which list of nodes: main (`None`) or a function, then child lists (node index, 0 = body/then, 1 = else).
+#[derive(Clone, Debug)]
+struct ListPath {
+    root: Option<usize>,
+    steps: Vec<(usize, u8)>,
+}
+
+fn children(n: &mut Node, which: u8) -> Option<&mut Vec<Node>> {
+    match (n, which) {
+        (Node::Skip { body, .. } | Node::Loop { body, .. }, 0) => Some(body),
+        (Node::If { then, .. }, 0) => Some(then),
+        (Node::If { els: Some(e), .. }, 1) => Some(e),
+        _ => None,
+    }
+}
+
+fn list_mut<'a>(p: &'a mut GenProgram, lp: &ListPath) -> Option<&'a mut Vec<Node>> {
+    let mut l = match lp.root {
+        None => &mut p.main,
+        Some(f) => p.funcs.get_mut(f)?,
+    };
+    for &(i, w) in &lp.steps {
+        l = children(l.get_mut(i)?, w)?;
+    }
+    Some(l)
+}
+
+/// Every node list in pre-order.
+fn all_lists(p: &GenProgram) -> Vec<ListPath> {
+    fn walk(ns: &[Node], lp: ListPath, out: &mut Vec<ListPath>) {
+        out.push(lp.clone());
+        for (i, n) in ns.iter().enumerate() {
+            let kids: Vec<(u8, &Vec<Node>)> = match n {
+                Node::Skip { body, .. } | Node::Loop { body, .. } => vec![(0, body)],
+                Node::If { then, els, .. } => std::iter::once((0, then)).chain(els.iter().map(|e| (1, e))).collect(),
+                _ => vec![],
+            };
+            for (w, k) in kids {
+                let mut c = lp.clone();
+                c.steps.push((i, w));
+                walk(k, c, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&p.main, ListPath { root: None, steps: vec![] }, &mut out);
+    for (f, body) in p.funcs.iter().enumerate() {
+        walk(body, ListPath { root: Some(f), steps: vec![] }, &mut out);
+    }
+    out
+}
+
+/// The shrinking state; `pred` answers "does this case still fail?".
+pub struct Shrinker<F> {
+    pub prog: GenProgram,
+    pub init: StateJson,
+    pred: F,
+    pub evals: usize,
+    max_evals: usize,
+}
+
+impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
+    pub fn new(prog: GenProgram, init: StateJson, pred: F, max_evals: usize) -> Self {
+        Shrinker { prog, init, pred, evals: 0, max_evals }
+    }
+
+    /// Applies `edit` to a copy; keeps it if the edit applied and the case still fails.
+    fn attempt(&mut self, edit: impl FnOnce(&mut GenProgram, &mut StateJson) -> bool) -> bool {
+        if self.evals >= self.max_evals {
+            return false;
+        }
+        let (mut p, mut s) = (self.prog.clone(), self.init.clone());
+        if !edit(&mut p, &mut s) || (p == self.prog && s == self.init) {
+            return false;
+        }
+        self.evals += 1;
+        if (self.pred)(&p, &s) {
+            self.prog = p;
+            self.init = s;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Shrinks until a whole round changes nothing (or the evaluation budget runs out).
+    pub fn run(mut self) -> (GenProgram, StateJson, usize) {
+        loop {
+            let before = (self.prog.clone(), self.init.clone());
+            self.delete_nodes();
+            self.inline_structures();
+            self.drop_functions();
+            self.simplify_tail();
+            self.simplify_operands();
+            self.simplify_state();
+            if (self.prog.clone(), self.init.clone()) == before || self.evals >= self.max_evals {
+                return (self.prog, self.init, self.evals);
+            }
+        }
+    }
+
+    /// ddmin over each list, last lists first (pre-order reversed: an edit never moves a list not yet visited).
+    fn delete_nodes(&mut self) {
+        for lp in all_lists(&self.prog).into_iter().rev() {
+            let Some(len) = list_mut(&mut self.prog, &lp).map(|l| l.len()) else { continue };
+            let mut chunk = len.div_ceil(2).max(1);
+            loop {
+                let mut start = 0;
+                while start < list_mut(&mut self.prog, &lp).map_or(0, |l| l.len()) {
+                    let lp2 = lp.clone();
+                    let removed = self.attempt(|p, _| match list_mut(p, &lp2) {
+                        Some(l) if start < l.len() => { l.drain(start..(start + chunk).min(l.len())); true }
+                        _ => false,
+                    });
+                    if !removed {
+                        start += chunk;
+                    }
+                }
+                if chunk == 1 {
+                    break;
+                }
+                chunk = chunk.div_ceil(2);
+            }
+        }
+    }
+
+    /// Replaces a structure by its code (then and else bodies in sequence).
+    fn inline_structures(&mut self) {
+        for lp in all_lists(&self.prog).into_iter().rev() {
+            let len = list_mut(&mut self.prog, &lp).map_or(0, |l| l.len());
+            for i in (0..len).rev() {
+                let lp2 = lp.clone();
+                self.attempt(|p, _| {
+                    let Some(l) = list_mut(p, &lp2) else { return false };
+                    let inner = match l.get(i) {
+                        Some(Node::Skip { body, .. } | Node::Loop { body, .. }) => body.clone(),
+                        Some(Node::If { then, els, .. }) => then.iter().chain(els.iter().flatten()).cloned().collect(),
+                        _ => return false,
+                    };
+                    l.splice(i..i + 1, inner);
+                    true
+                });
+            }
+        }
+    }
+
+    /// Removes a function and every call to it.
+    fn drop_functions(&mut self) {
+        for f in (0..self.prog.funcs.len()).rev() {
+            self.attempt(|p, _| {
+                if f >= p.funcs.len() {
+                    return false;
+                }
+                p.funcs.remove(f);
+                fn fix(ns: &mut Vec<Node>, f: usize) {
+                    ns.retain(|n| !matches!(n, Node::Call { func, .. } if *func == f));
+                    for n in ns.iter_mut() {
+                        match n {
+                            Node::Call { func, .. } if *func > f => *func -= 1,
+                            Node::Skip { body, .. } | Node::Loop { body, .. } => fix(body, f),
+                            Node::If { then, els, .. } => { fix(then, f); if let Some(e) = els { fix(e, f) } }
+                            _ => {}
+                        }
+                    }
+                }
+                fix(&mut p.main, f);
+                true
+            });
+        }
+    }
+
+    fn simplify_tail(&mut self) {
+        let end = op(ids().end, &[]);
+        self.attempt(|p, _| { p.tail = Some(end); true });
+    }
+
+    /// Every operand toward zero (registers toward v0/u0), literals to 0 or 1, enums to their default.
+    fn simplify_operands(&mut self) {
+        let mut paths = Vec::new();
+        for lp in all_lists(&self.prog) {
+            let len = list_mut(&mut self.prog, &lp).map_or(0, |l| l.len());
+            paths.extend((0..len).map(|i| (Some(lp.clone()), i)));
+        }
+        paths.push((None, 0));
+        for (lp, i) in paths {
+            let nvals = self.op_at(&lp, i).map_or(0, |o| o.vals.len());
+            for j in 0..nvals {
+                for cand in self.op_at(&lp, i).map(|o| candidates(&o, j)).unwrap_or_default() {
+                    let lp2 = lp.clone();
+                    if self.attempt(|p, _| {
+                        let o = match &lp2 {
+                            Some(lp) => match list_mut(p, lp).and_then(|l| l.get_mut(i)) { Some(Node::Op(o)) => o, _ => return false },
+                            None => match &mut p.tail { Some(o) => o, None => return false },
+                        };
+                        o.vals[j] = cand;
+                        encode_values(o.info(), &o.vals).is_ok()
+                    }) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    fn op_at(&mut self, lp: &Option<ListPath>, i: usize) -> Option<super::prog::Op> {
+        match lp {
+            Some(lp) => match list_mut(&mut self.prog, lp)?.get(i)? { Node::Op(o) => Some(o.clone()), _ => None },
+            None => self.prog.tail.clone(),
+        }
+    }
+
+    fn simplify_state(&mut self) {
+        self.attempt(|_, s| { s.exec = Some(u32::MAX); true });
+        self.attempt(|_, s| { s.fcsr = None; true });
+        for k in self.init.v.keys().cloned().collect::<Vec<_>>() {
+            self.attempt(|_, s| s.v.remove(&k).is_some());
+        }
+        for k in self.init.u.keys().cloned().collect::<Vec<_>>() {
+            self.attempt(|_, s| s.u.remove(&k).is_some());
+        }
+        for m in 0..self.init.memory.len() {
+            self.attempt(|_, s| { let h = &mut s.memory[m].hex; *h = "0".repeat(h.len()); true });
+        }
+    }
+}
+
+/// Simpler values for operand `j` of `o`, simplest first; each strictly simpler than the current one.
+fn candidates(o: &super::prog::Op, j: usize) -> Vec<i64> {
+    let k = o.info().operands[j].kind();
+    let v = o.vals[j];
+    let unit = if k.class == KindClass::PcRel { 4 } else { k.scale.max(1) as i64 };
+    let mut out = match k.class {
+        KindClass::Enum => k.default.or_else(|| k.values.first().map(|x| x.1)).map(|d| vec![k.decode_value(d)]).unwrap_or_default(),
+        KindClass::DMask => vec![1],
+        KindClass::Bits => vec![0, 1],
+        KindClass::VReg | KindClass::UReg => vec![0, if k.pair { (v / 2) & !1 } else { v / 2 }],
+        KindClass::VHalf => vec![0, v & 0x7f],
+        _ => vec![0, v / 2 / unit * unit, v.signum() * unit],
+    };
+    let simpler = |c: &i64| if k.class == KindClass::Enum { *c != v } else { c.unsigned_abs() < v.unsigned_abs() };
+    out.retain(simpler);
+    out.dedup();
+    out
+}
+
+/// Shrinks a failing case within `max_evals` evaluations of `pred`; returns the case and the evaluations used.
+pub fn shrink(prog: GenProgram, init: StateJson, pred: impl FnMut(&GenProgram, &StateJson) -> bool, max_evals: usize) -> (GenProgram, StateJson, usize) {
+    Shrinker::new(prog, init, pred, max_evals).run()
+}

@@ -1,0 +1,119 @@
+//! Launch-level traps on every engine: the budget, the wall-clock deadline, a barrier deadlock, the report of
+//! a trap in one of many workgroups (deterministic: the lowest workgroup), and writes made before a trap.
+
+use lanejit::{Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
+use std::time::Duration;
+
+const ENGINES: [Engine; 3] = [Engine::Interp, Engine::Jit, Engine::Auto];
+
+fn kernel(src: &str) -> Kernel {
+    Kernel::from_asm("test.s", src).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn trap_of(r: Result<lanejit::LaunchStats, LaunchError>) -> lanejit::Trap {
+    match r {
+        Err(LaunchError::Trap { trap, .. }) => *trap,
+        Err(e) => panic!("expected a trap, got {e}"),
+        Ok(s) => panic!("expected a trap, the launch finished: {s:?}"),
+    }
+}
+
+#[test]
+fn an_infinite_loop_exhausts_the_budget() {
+    let k = kernel("loop:\n  v.add v3, v3, v0\n  j loop\n");
+    for engine in ENGINES {
+        let d = Device::new().unwrap();
+        let t = trap_of(d.launch(&k, &LaunchConfig { budget: 100_000, engine, ..Default::default() }));
+        assert_eq!(t.kind, TrapKind::BudgetExceeded, "{engine:?}: {t}");
+        assert!(t.detail.contains("budget"), "{t}");
+    }
+}
+
+#[test]
+fn the_wall_clock_deadline_stops_a_launch() {
+    let k = kernel("loop:\n  v.add v3, v3, v0\n  j loop\n");
+    for engine in ENGINES {
+        let d = Device::new().unwrap();
+        let cfg = LaunchConfig { deadline: Some(Duration::from_millis(50)), engine, ..Default::default() };
+        let t = trap_of(d.launch(&k, &cfg));
+        assert_eq!(t.kind, TrapKind::BudgetExceeded, "{engine:?}");
+        assert!(t.detail.contains("deadline"), "{t}");
+    }
+}
+
+#[test]
+fn waves_at_different_barriers_deadlock_with_a_report() {
+    // Wave 0 (u5 = 0) waits at the first barrier, wave 1 at the second.
+    let src = ".workgroup 64\n  csr.r u5, wave_id\n  b.nz u5, other\n  barrier\n  end\nother:\n  barrier\n  end\n";
+    let k = kernel(src);
+    for engine in ENGINES {
+        let d = Device::new().unwrap();
+        let t = trap_of(d.launch(&k, &LaunchConfig { engine, ..Default::default() }));
+        assert_eq!(t.kind, TrapKind::BarrierDeadlock, "{engine:?}: {t}");
+        assert!(t.detail.contains("wave 0 at 0x8") && t.detail.contains("wave 1 at 0x10"), "{t}");
+    }
+}
+
+#[test]
+fn a_barrier_releases_when_every_live_wave_arrives_and_ended_waves_do_not_count() {
+    // Wave 1 ends at once; wave 0 passes its barrier alone.
+    let src = ".workgroup 64\n  csr.r u5, wave_id\n  b.nz u5, done\n  barrier\n  v.add v3, v3, v0\ndone:\n  end\n";
+    let k = kernel(src);
+    for engine in ENGINES {
+        let d = Device::new().unwrap();
+        d.launch(&k, &LaunchConfig { engine, ..Default::default() }).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+    }
+}
+
+/// Every workgroup stores its id, then workgroups 5 and 9 run `trap 7`: the report names workgroup 5 on every
+/// engine and thread count, and the stores made before the trap stay.
+#[test]
+fn the_lowest_trapping_workgroup_is_reported_and_earlier_writes_stay() {
+    let src = "  u.ld.b64 u6, u0, 0\n  wait sm=0\n  u.shl.i u8, u2, 2\n  v.mov.u v4, u8\n  v.mov.u v5, u2\n\
+               \x20 st.b32 v5, v4, u6, 0\n  wait vst=0\n  u.seq.i u9, u2, 5\n  b.nz u9, bad\n  u.seq.i u9, u2, 9\n\
+               \x20 b.nz u9, bad\n  end\nbad:\n  trap 7\n";
+    let k = kernel(src);
+    for engine in ENGINES {
+        for threads in [1, 2] {
+            let d = Device::new().unwrap();
+            let out = d.alloc(64 * 4).unwrap().addr;
+            let cfg = LaunchConfig { grid: [16, 1, 1], args: out.to_le_bytes().to_vec(), engine, threads: Some(threads), ..Default::default() };
+            let t = trap_of(d.launch(&k, &cfg));
+            assert_eq!((t.kind, t.code, t.workgroup), (TrapKind::UserTrap, Some(7), [5, 0, 0]), "{engine:?}/{threads}: {t}");
+            assert_eq!(t.pc, 0x38, "{t}");
+            let words = d.read_u32s(out, 6).unwrap();
+            assert_eq!(words, vec![0, 1, 2, 3, 4, 5], "{engine:?}/{threads}: workgroups 0..=5 stored before the trap");
+        }
+    }
+}
+
+#[test]
+fn out_of_bounds_accesses_name_lanes_and_addresses() {
+    // Lanes 30 and 31 read past the end of a 120-byte buffer.
+    let src = "  u.ld.b64 u6, u0, 0\n  wait sm=0\n  v.shl.i v4, v0, 2\n  ld.b32 v5, v4, u6, 0\n  end\n";
+    let k = kernel(src);
+    for engine in ENGINES {
+        let d = Device::new().unwrap();
+        let buf = d.alloc(120).unwrap().addr;
+        let t = trap_of(d.launch(&k, &LaunchConfig { args: buf.to_le_bytes().to_vec(), engine, ..Default::default() }));
+        assert_eq!(t.kind, TrapKind::MemoryFault, "{engine:?}: {t}");
+        assert_eq!(t.lanes, 0xc000_0000, "{t}");
+        assert_eq!(t.addrs, vec![buf + 120, buf + 124], "{t}");
+    }
+}
+
+#[test]
+fn bad_launch_configurations_are_clear_errors() {
+    let k = kernel("end\n");
+    let d = Device::new().unwrap();
+    for cfg in [
+        LaunchConfig { grid: [0, 1, 1], ..Default::default() },
+        LaunchConfig { workgroup: Some([33, 32, 1]), ..Default::default() },
+        LaunchConfig { shared_bytes: Some(1 << 20), ..Default::default() },
+    ] {
+        match d.launch(&k, &cfg) {
+            Err(LaunchError::Config(msg)) => assert!(!msg.is_empty()),
+            other => panic!("expected a configuration error, got {other:?}"),
+        }
+    }
+}
