@@ -44,6 +44,8 @@ pub struct Fx<'a> {
     pub helpers: HelperFns,
     /// The block being emitted runs with EXEC = all lanes (no blending needed).
     pub full_exec: bool,
+    /// The instruction being lowered (what an interpreter call executes).
+    pub current: Option<lanejit_isa::Insn>,
     /// Cranelift block holding the common exit code, taking (status, pc).
     pub exit_block: ir::Block,
 }
@@ -61,12 +63,52 @@ impl<'a> Fx<'a> {
         let exit_block = b.create_block();
         b.append_block_param(exit_block, I32);
         b.append_block_param(exit_block, I32);
-        let mut fx = Fx { b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, exit_block };
+        let mut fx = Fx { b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None, exit_block };
         fx.load_all();
         fx.load_counters();
         let st = fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_STEPS_OFFSET);
         fx.b.def_var(fx.steps, st);
         fx
+    }
+
+    /// Stores the cached registers among `vs`/`us`, and EXEC.
+    fn store_regs(&mut self, vs: &[usize], us: &[usize]) {
+        for &r in vs {
+            if let Some(vars) = self.vvars[r] {
+                for (k, var) in vars.iter().enumerate() {
+                    let x = self.b.use_var(*var);
+                    self.b.ins().store(flags(), x, self.state, v_offset(r, k));
+                }
+            }
+        }
+        for &r in us {
+            if let Some(var) = self.uvars[r] {
+                let x = self.b.use_var(var);
+                self.b.ins().store(flags(), x, self.state, u_offset(r));
+            }
+        }
+        let x = self.b.use_var(self.exec);
+        self.b.ins().store(flags(), x, self.state, EXEC_OFFSET);
+    }
+
+    /// Reloads the cached registers among `vs`/`us`, and EXEC.
+    fn load_regs(&mut self, vs: &[usize], us: &[usize]) {
+        for &r in vs {
+            if let Some(vars) = self.vvars[r] {
+                for (k, var) in vars.iter().enumerate() {
+                    let x = self.b.ins().load(I32X4, flags(), self.state, v_offset(r, k));
+                    self.b.def_var(*var, x);
+                }
+            }
+        }
+        for &r in us {
+            if let Some(var) = self.uvars[r] {
+                let x = self.b.ins().load(I32, flags(), self.state, u_offset(r));
+                self.b.def_var(var, x);
+            }
+        }
+        let x = self.b.ins().load(I32, flags(), self.state, EXEC_OFFSET);
+        self.b.def_var(self.exec, x);
     }
 
     /// Loads every cached register and EXEC from the state.
@@ -261,14 +303,15 @@ impl<'a> Fx<'a> {
     /// reloaded after; the state's counters include the `done` instructions of the block before this one, so a
     /// trap, or a read of the `retired` CSR, sees the right count. A trap leaves through the exit.
     pub fn call_interp(&mut self, pc: u32, done: u32) {
-        self.store_all();
+        let (vs, us) = touched(self.current.as_ref().expect("call_interp runs while lowering an instruction"));
+        self.store_regs(&vs, &us);
         self.store_counters(done);
         let pcv = self.b.ins().iconst(I32, pc as i64);
         let f = self.b.ins().iconst(I64, self.helpers.step as i64);
         let sig = self.helpers.sig;
         let call = self.b.ins().call_indirect(sig, f, &[self.state, self.ctx, pcv]);
         let status = self.b.inst_results(call)[0];
-        self.load_all();
+        self.load_regs(&vs, &us);
         let ok = self.b.create_block();
         let trap = self.b.create_block();
         self.b.set_cold_block(trap);
@@ -324,4 +367,26 @@ impl Fx<'_> {
         });
         self.set_v_all(r, y);
     }
+}
+
+/// Registers an instruction names (the only ones the interpreter reads or writes for it): pairs include their
+/// second register; a memory instruction's `rd` stands for the group it may load or store (up to 4 vector or 8
+/// uniform registers).
+pub fn touched(insn: &lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>) {
+    use lanejit_isa::{flag, KindClass};
+    let info = insn.id().info();
+    let mem = info.has(flag::LD) || info.has(flag::ST);
+    let (mut vs, mut us) = (Vec::new(), Vec::new());
+    for (o, val) in info.operands.iter().zip(insn.operand_values().as_slice()) {
+        let k = o.kind();
+        let n = if mem && o.name == "rd" { if k.class == KindClass::UReg { 8 } else { 4 } } else { 1 + k.pair as usize };
+        let r = *val as usize;
+        match k.class {
+            KindClass::VReg => vs.extend((r..r + n).filter(|&x| x < VREGS)),
+            KindClass::VHalf => vs.push(r & 0x7f),
+            KindClass::UReg => us.extend((r..r + n).filter(|&x| x < UREGS)),
+            _ => {}
+        }
+    }
+    (vs, us)
 }

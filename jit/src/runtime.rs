@@ -13,7 +13,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module};
 use lanejit_interp::{exec, Code, Memory, Stop, Trap, WaveEnv, WaveState};
-use lanejit_isa::{KindClass, UREGS, VREGS};
+use lanejit_isa::{LANES, UREGS, VREGS};
 use std::mem::offset_of;
 use std::time::{Duration, Instant};
 
@@ -53,6 +53,53 @@ pub struct HelperFns {
     pub sig: cranelift_codegen::ir::SigRef,
     pub window: usize,
     pub window_sig: cranelift_codegen::ir::SigRef,
+    pub lanes_mem: usize,
+    pub lanes_mem_sig: cranelift_codegen::ir::SigRef,
+}
+
+/// The per-lane part of a checked vector access, out of line (it would be ~200 instructions inline per access):
+/// `rel[l]` is lane l's byte offset from `window` (0 for inactive lanes); `regs[k][l]` is register k's value in
+/// lane l. `op` packs bytes (bits 0-7), registers (8-15), signed (bit 16) and store (bit 17). Loads fill `regs`
+/// for every lane (inactive lanes read `window`, which is valid; the caller blends); stores write the active
+/// lanes in ascending order, so the highest lane wins an overlap, as in the interpreter.
+extern "C" fn helper_lanes_mem(window: *mut u8, rel: *const [u32; LANES], regs: *mut [[u32; LANES]; 4], op: u32, exec: u32) {
+    let (bytes, nregs) = ((op & 0xff) as usize, ((op >> 8) & 0xff) as usize);
+    let (signed, store) = (op & 1 << 16 != 0, op & 1 << 17 != 0);
+    // SAFETY: compiled code passes stack slots of the declared shapes and a window it has checked covers
+    // [window, window + max(rel) + bytes) inside one region; accesses are aligned (also checked).
+    unsafe {
+        let (rel, regs) = (&*rel, &mut *regs);
+        for l in 0..LANES {
+            let p = window.add(rel[l] as usize);
+            if store {
+                if exec >> l & 1 == 1 {
+                    store_lane(p, bytes, nregs, |k| regs[k][l]);
+                }
+            } else {
+                for k in 0..nregs {
+                    regs[k][l] = load_word(p.add(4 * k), bytes, signed);
+                }
+            }
+        }
+    }
+}
+
+unsafe fn load_word(p: *const u8, bytes: usize, signed: bool) -> u32 {
+    match (bytes, signed) {
+        (1, false) => p.read() as u32,
+        (1, true) => p.read() as i8 as i32 as u32,
+        (2, false) => (p as *const u16).read() as u32,
+        (2, true) => (p as *const u16).read() as i16 as i32 as u32,
+        _ => (p as *const u32).read(),
+    }
+}
+
+unsafe fn store_lane(p: *mut u8, bytes: usize, nregs: usize, word: impl Fn(usize) -> u32) {
+    match bytes {
+        1 => p.write(word(0) as u8),
+        2 => (p as *mut u16).write(word(0) as u16),
+        _ => (0..nregs).for_each(|k| (p.add(4 * k) as *mut u32).write(word(k))),
+    }
 }
 
 /// `Memory::host_window` for compiled code: host address of `lo`, or 0.
@@ -104,7 +151,13 @@ unsafe impl Sync for ModuleHolder {}
 #[error("JIT compilation failed: {0}")]
 pub struct JitError(pub String);
 
+/// The host ISA, detected once per process (detection and flag parsing cost milliseconds).
 fn isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
+    static ISA: std::sync::OnceLock<Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, String>> = std::sync::OnceLock::new();
+    ISA.get_or_init(|| detect_isa().map_err(|e| e.0)).clone().map_err(JitError)
+}
+
+fn detect_isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k, v| f.set(k, v).map_err(|e| JitError(e.to_string()));
     set(&mut flags, "opt_level", "speed")?;
@@ -113,24 +166,13 @@ fn isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitErr
     isa_builder.finish(settings::Flags::new(flags)).map_err(|e| JitError(e.to_string()))
 }
 
-/// Registers named by any instruction (pairs include their second register).
+/// Registers named by any instruction (see `fx::touched`): these live in variables inside compiled code.
 fn used_registers(blocks: &[Block]) -> ([bool; VREGS], [bool; UREGS]) {
     let (mut v, mut u) = ([false; VREGS], [false; UREGS]);
     for op in blocks.iter().flat_map(|b| &b.ops) {
-        let info = op.insn.id().info();
-        // Multi-register loads and stores name only their first register.
-        let group = if info.has(lanejit_isa::flag::LD) || info.has(lanejit_isa::flag::ST) { 4 } else { 1 };
-        for (o, val) in info.operands.iter().zip(op.insn.operand_values().as_slice()) {
-            let k = o.kind();
-            let n = 1 + k.pair as usize;
-            match k.class {
-                KindClass::VReg if o.name == "rd" => (0..n.max(group)).for_each(|i| v[(*val as usize + i).min(VREGS - 1)] = true),
-                KindClass::VReg => (0..n).for_each(|i| v[(*val as usize + i).min(VREGS - 1)] = true),
-                KindClass::VHalf => v[(*val & 0x7f) as usize] = true,
-                KindClass::UReg => (0..n).for_each(|i| u[(*val as usize + i).min(UREGS - 1)] = true),
-                _ => {}
-            }
-        }
+        let (vs, us) = crate::fx::touched(&op.insn);
+        vs.into_iter().for_each(|r| v[r] = true);
+        us.into_iter().for_each(|r| u[r] = true);
     }
     (v, u)
 }
@@ -158,9 +200,12 @@ pub fn compile(code: &Code) -> Result<CompiledKernel, JitError> {
         let mut wsig = Signature::new(CallConv::SystemV);
         wsig.params.extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I32)]);
         wsig.returns.push(AbiParam::new(I64));
+        let mut lsig = Signature::new(CallConv::SystemV);
+        lsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I32)]);
         let helpers = HelperFns {
             step: helper_step as *const () as usize, sig: b.import_signature(hsig),
             window: helper_window as *const () as usize, window_sig: b.import_signature(wsig),
+            lanes_mem: helper_lanes_mem as *const () as usize, lanes_mem_sig: b.import_signature(lsig),
         };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers);
         lower::emit_kernel(&mut fx, &blocks, code.len_bytes());
@@ -168,7 +213,11 @@ pub fn compile(code: &Code) -> Result<CompiledKernel, JitError> {
         fx.b.seal_all_blocks();
         fx.b.finalize(isa.frontend_config());
     }
+    let t_ir = t0.elapsed();
     module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")))?;
+    if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
+        eprintln!("jit: {} insns, IR built in {:?}, total {:?}, {} CLIF insts", blocks.iter().map(|b| b.ops.len()).sum::<usize>(), t_ir, t0.elapsed(), ctx.func.dfg.num_insts());
+    }
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(|e| JitError(e.to_string()))?;
     let entry = module.get_finalized_function(id);

@@ -2,8 +2,8 @@
 //! shrunk and written out as reproducers.
 
 use super::coverage::Coverage;
-use super::gen::{generate, Case};
-use super::oracle::{check, AutoMode, Divergence};
+use super::gen::{generate_states, Case, GenConfig};
+use super::oracle::{check, check_kernel, AutoMode, Divergence};
 use super::prog::GenProgram;
 use super::shrink::shrink;
 use crate::state_json::StateJson;
@@ -19,9 +19,9 @@ pub fn program_seed(campaign: u64, k: u64) -> u64 {
     campaign.wrapping_shl(32).wrapping_add(k)
 }
 
-/// `auto` runs cold for even seeds and hot (compiled) for odd ones, so both paths are compared.
-pub fn auto_mode(seed: u64) -> AutoMode {
-    if seed & 1 == 1 { AutoMode::Hot } else { AutoMode::Cold }
+/// `auto` runs cold for even (seed + state index) and hot (compiled) for odd ones, so both paths are compared.
+pub fn auto_mode(seed: u64, state: usize) -> AutoMode {
+    if seed.wrapping_add(state as u64) & 1 == 1 { AutoMode::Hot } else { AutoMode::Cold }
 }
 
 #[derive(Clone, Debug)]
@@ -38,27 +38,35 @@ pub struct Options {
     /// At most this many findings are shrunk (the rest are counted and listed unshrunk).
     pub max_shrinks: usize,
     pub progress: bool,
+    pub gen: GenConfig,
     /// Difference kinds to ignore (see `oracle::Ignore`).
     pub ignore: Vec<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { seed: 0, count: Some(1000), time: None, seeds: None, jobs: None, shrink: true, shrink_evals: 2000, max_shrinks: 16, progress: false, ignore: Vec::new() }
+        Options { seed: 0, count: Some(1000), time: None, seeds: None, jobs: None, shrink: true, shrink_evals: 2000, max_shrinks: 16, progress: false, gen: GenConfig::default(), ignore: Vec::new() }
     }
 }
 
 /// A failing case, and its shrunk form.
 #[derive(Clone, Debug)]
 pub struct Finding {
+    /// The program with the initial state that made it diverge.
     pub case: Case,
+    /// Which of the program's states, and how `auto` ran.
+    pub state: usize,
+    pub mode: AutoMode,
     pub div: Divergence,
     pub shrunk: Option<(GenProgram, StateJson, Divergence)>,
 }
 
 #[derive(Debug, Default)]
 pub struct Summary {
+    /// Programs generated and compiled.
     pub programs: u64,
+    /// (program, initial state) runs: `programs` × states per program.
+    pub cases: u64,
     pub findings: Vec<Finding>,
     /// Cases the harness itself could not run (a generator or interpreter error): bugs of the fuzzer.
     pub errors: Vec<(u64, String)>,
@@ -72,7 +80,7 @@ impl Summary {
     }
     /// `programs=… divergences=… coverage=…% programs_per_s=…`
     pub fn line(&self) -> String {
-        format!("programs={} divergences={} coverage={:.1}% programs_per_s={:.0}", self.programs, self.findings.len(), self.coverage.percent(), self.rate())
+        format!("programs={} divergences={} coverage={:.1}% programs_per_s={:.0} cases={}", self.programs, self.findings.len(), self.coverage.percent(), self.rate(), self.cases)
     }
 }
 
@@ -82,30 +90,39 @@ enum Outcome {
     Error(String),
 }
 
-/// Runs one seed: generate, render, compare; shrink a failure if the budget of shrinks allows.
-fn run_seed(seed: u64, opts: &Options, cov: &mut Coverage, shrinks: &AtomicUsize) -> Outcome {
-    let case = generate(seed);
-    let program = match case.prog.render() {
+/// Runs one seed: generate, render, compile once, compare from every state until one diverges; shrink a
+/// failure if the budget of shrinks allows.
+fn run_seed(seed: u64, opts: &Options, cov: &mut Coverage, shrinks: &AtomicUsize) -> (u64, Outcome) {
+    let (prog, states) = generate_states(seed, &opts.gen);
+    let program = match prog.render() {
         Ok(p) => p,
-        Err(e) => return Outcome::Error(format!("render: {e}")),
+        Err(e) => return (0, Outcome::Error(format!("render: {e}"))),
     };
-    let div = match check(&program, &case.init, auto_mode(seed), Some(cov), &opts.ignore) {
-        Ok(None) => return Outcome::Pass,
-        Ok(Some(d)) => d,
-        Err(e) => return Outcome::Error(format!("interp: {e}")),
-    };
-    let shrunk = (opts.shrink && shrinks.fetch_add(1, Relaxed) < opts.max_shrinks).then(|| shrink_case(&case, &div, opts)).flatten();
-    Outcome::Fail(Box::new(Finding { case, div, shrunk }))
+    let kernel = crate::Kernel::from_program(program);
+    for (i, init) in states.into_iter().enumerate() {
+        let mode = auto_mode(seed, i);
+        let div = match check_kernel(&kernel, &init, mode, Some(cov), &opts.ignore) {
+            Ok(None) => continue,
+            Ok(Some(d)) => d,
+            Err(e) => return (i as u64 + 1, Outcome::Error(format!("interp: {e}"))),
+        };
+        let case = Case { seed, prog, init };
+        let mut f = Finding { case, state: i, mode, div, shrunk: None };
+        if opts.shrink && shrinks.fetch_add(1, Relaxed) < opts.max_shrinks {
+            f.shrunk = shrink_case(&f, opts);
+        }
+        return (i as u64 + 1, Outcome::Fail(Box::new(f)));
+    }
+    (opts.gen.states.max(1) as u64, Outcome::Pass)
 }
 
 /// Shrinks a failing case, keeping only candidates that still diverge on the same engine.
-pub fn shrink_case(case: &Case, div: &Divergence, opts: &Options) -> Option<(GenProgram, StateJson, Divergence)> {
-    let mode = auto_mode(case.seed);
-    let ig = &opts.ignore;
+pub fn shrink_case(f: &Finding, opts: &Options) -> Option<(GenProgram, StateJson, Divergence)> {
+    let (mode, ig, engine) = (f.mode, &opts.ignore, f.div.engine);
     let still = |p: &GenProgram, s: &StateJson| {
-        p.render().ok().and_then(|prog| check(&prog, s, mode, None, ig).ok().flatten()).is_some_and(|d| d.engine == div.engine)
+        p.render().ok().and_then(|prog| check(&prog, s, mode, None, ig).ok().flatten()).is_some_and(|d| d.engine == engine)
     };
-    let (p, s, _) = shrink(case.prog.clone(), case.init.clone(), still, opts.shrink_evals);
+    let (p, s, _) = shrink(f.case.prog.clone(), f.case.init.clone(), still, opts.shrink_evals);
     let d = check(&p.render().ok()?, &s, mode, None, ig).ok().flatten()?;
     Some((p, s, d))
 }
@@ -131,20 +148,22 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
         if next >= end || opts.time.is_some_and(|t| t0.elapsed() >= t) {
             break;
         }
-        let results: Vec<(Coverage, Vec<(u64, Outcome)>)> = pool.install(|| {
+        let results: Vec<(Coverage, u64, Vec<(u64, Outcome)>)> = pool.install(|| {
             (next..end).into_par_iter()
-                .fold(|| (Coverage::default(), Vec::new()), |(mut cov, mut out), k| {
+                .fold(|| (Coverage::default(), 0, Vec::new()), |(mut cov, mut cases, mut out), k| {
                     let s = seeds(k);
-                    match run_seed(s, opts, &mut cov, &shrinks) {
-                        Outcome::Pass => {}
-                        o => out.push((s, o)),
+                    let (n, o) = run_seed(s, opts, &mut cov, &shrinks);
+                    cases += n;
+                    if !matches!(o, Outcome::Pass) {
+                        out.push((s, o));
                     }
-                    (cov, out)
+                    (cov, cases, out)
                 })
                 .collect()
         });
         sum.programs += end - next;
-        for (cov, outs) in results {
+        for (cov, cases, outs) in results {
+            sum.cases += cases;
             sum.coverage.merge(&cov);
             for (s, o) in outs {
                 match o {
@@ -184,9 +203,10 @@ fn pretty(s: &StateJson) -> String {
 }
 
 /// The reproducer text: a comment header naming the seed and the differences, then the disassembly.
-pub fn reproducer_source(seed: u64, prog: &GenProgram, div: &Divergence) -> Result<String, String> {
+pub fn reproducer_source(f: &Finding, prog: &GenProgram, div: &Divergence) -> Result<String, String> {
     let p = prog.render()?;
-    let mut s = format!("; lanejit fuzz reproducer, seed {seed:#x}: {} diverges from interp\n", engine_name(div.engine));
+    let mut s = format!("; lanejit fuzz reproducer: seed {:#x}, state {}, auto {:?}: {} diverges from interp\n",
+                        f.case.seed, f.state, f.mode, engine_name(div.engine));
     for d in &div.diffs {
         s += &format!(";   {d}\n");
     }
@@ -204,7 +224,7 @@ pub fn write_finding(dir: &Path, f: &Finding) -> Result<PathBuf, String> {
         None => (&f.case.prog, &f.case.init, &f.div),
     };
     let w = |file: String, text: String| std::fs::write(dir.join(&file), text).map_err(|e| format!("{file}: {e}"));
-    w(format!("{name}.s"), reproducer_source(f.case.seed, prog, div)?)?;
+    w(format!("{name}.s"), reproducer_source(f, prog, div)?)?;
     w(format!("{name}.json"), pretty(init))?;
     if let Some(r) = &div.reference {
         w(format!("{name}.interp.json"), pretty(r))?;
@@ -213,7 +233,7 @@ pub fn write_finding(dir: &Path, f: &Finding) -> Result<PathBuf, String> {
         Some(o) => w(format!("{name}.{}.json", engine_name(div.engine)), pretty(o))?,
         None => w(format!("{name}.{}.txt", engine_name(div.engine)), div.diffs.join("\n") + "\n")?,
     }
-    w(format!("{name}.orig.s"), reproducer_source(f.case.seed, &f.case.prog, &f.div)?)?;
+    w(format!("{name}.orig.s"), reproducer_source(f, &f.case.prog, &f.div)?)?;
     w(format!("{name}.orig.json"), pretty(&f.case.init))?;
     Ok(dir.join(format!("{name}.s")))
 }

@@ -12,11 +12,13 @@ pub const CLASSES: [&str; 3] = ["full", "partial", "empty"];
 #[derive(Clone, Debug)]
 pub struct Coverage {
     pub hits: Vec<[u64; 3]>,
+    /// Of those, executions that trapped (per instruction).
+    pub traps: Vec<u64>,
 }
 
 impl Default for Coverage {
     fn default() -> Self {
-        Coverage { hits: vec![[0; 3]; INSNS.len()] }
+        Coverage { hits: vec![[0; 3]; INSNS.len()], traps: vec![0; INSNS.len()] }
     }
 }
 
@@ -38,6 +40,9 @@ impl Coverage {
             for c in 0..3 {
                 a[c] += b[c];
             }
+        }
+        for (a, b) in self.traps.iter_mut().zip(&o.traps) {
+            *a += b;
         }
     }
 
@@ -69,6 +74,10 @@ impl Coverage {
         if !missing.is_empty() {
             s += &format!("not covered ({}):\n{}\n", missing.len(), missing.join("\n"));
         }
+        let total_traps: u64 = self.traps.iter().sum();
+        let only: Vec<&str> = INSNS.iter().zip(self.hits.iter().zip(&self.traps))
+            .filter(|(_, (h, &t))| t > 0 && h.iter().sum::<u64>() == t).map(|(i, _)| i.mnemonic).collect();
+        s += &format!("trapping executions: {total_traps}; mnemonics that only ever trapped ({}): {}\n", only.len(), only.join(" "));
         s
     }
 }
@@ -93,6 +102,7 @@ impl CovTracer<'_> {
         let ran = matches!(t.kind, TrapKind::IllegalInsn | TrapKind::MemoryFault | TrapKind::Misaligned | TrapKind::UserTrap | TrapKind::Breakpoint);
         if let (true, Ok((insn, _))) = (ran, self.code.fetch(t.pc)) {
             self.cov.add(&insn, out.state.exec);
+            self.cov.traps[insn.id().0 as usize] += 1;
         }
     }
 }

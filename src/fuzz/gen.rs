@@ -366,18 +366,41 @@ fn tail(g: &mut Gen) -> Option<Op> {
     }
 }
 
-/// The test case of one seed (deterministic).
-pub fn generate(seed: u64) -> Case {
+/// How big generated programs are and how many initial states each one is run from (a JIT compile costs
+/// far more than a run, so reusing a compiled program for several states is cheap extra testing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GenConfig {
+    /// Top-level items of main code are drawn from `4..=max_len` (structures add their bodies).
+    pub max_len: usize,
+    pub states: usize,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        GenConfig { max_len: 24, states: 2 }
+    }
+}
+
+/// The program of one seed and its initial states (deterministic for a seed and a config).
+pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson>) {
     let mut r = Rng::new(seed);
     let pv = *r.pick(&[4u8, 8, 8, VPOOL]);
     let pu = *r.pick(&[4u8, 8, 8, UPOOL]);
     let nfuncs = r.weighted(&[70, 20, 10]);
     let fault_pct = if r.chance(15) { 25 } else { 1 };
-    let len = r.range(8, 40) as usize;
+    let max = cfg.max_len.max(1) as i64;
+    let len = r.range(max.min(4), max) as usize;
     let mut g = Gen { r, pv, pu, nfuncs, fault_pct };
-    let funcs = (0..nfuncs).map(|_| { let n = g.r.range(2, 8) as usize; g.block(MAX_DEPTH, 2 * MAX_DEPTH, 0, n, true) }).collect();
+    let flen = (max / 4).max(2);
+    let funcs = (0..nfuncs).map(|_| { let n = g.r.range(1, flen) as usize; g.block(MAX_DEPTH, 2 * MAX_DEPTH, 0, n, true) }).collect();
     let main = g.block(0, MAX_DEPTH, 0, len, false);
     let tail = tail(&mut g);
-    let init = g.init();
-    Case { seed, prog: GenProgram { main, tail, funcs, shared: SHARED_BYTES, private: PRIVATE_BYTES }, init }
+    let states = (0..cfg.states.max(1)).map(|_| g.init()).collect();
+    (GenProgram { main, tail, funcs, shared: SHARED_BYTES, private: PRIVATE_BYTES }, states)
+}
+
+/// The case of one seed with the default config and its first state.
+pub fn generate(seed: u64) -> Case {
+    let (prog, mut states) = generate_states(seed, &GenConfig::default());
+    Case { seed, prog, init: states.swap_remove(0) }
 }

@@ -15,8 +15,8 @@ pub mod shrink;
 pub mod values;
 
 pub use campaign::{campaign, program_seed, Options, Summary};
-pub use gen::{generate, Case};
-pub use oracle::{check, AutoMode, Divergence};
+pub use gen::{generate, generate_states, Case, GenConfig};
+pub use oracle::{check, check_kernel, AutoMode, Divergence};
 
 use anyhow::{anyhow, Result};
 use std::ops::Range;
@@ -41,6 +41,12 @@ pub struct FuzzArgs {
     /// Run exactly the program seeds A..B (hex with 0x, or decimal); overrides --seed/--count.
     #[arg(long, value_parser = parse_range)]
     pub seed_range: Option<Range<u64>>,
+    /// Largest number of top-level items in a generated main program (structures add their bodies).
+    #[arg(long, default_value_t = GenConfig::default().max_len)]
+    pub size: usize,
+    /// Initial states each compiled program is run from.
+    #[arg(long, default_value_t = GenConfig::default().states)]
+    pub states: usize,
     /// Print which mnemonics ran with full, partial and empty EXEC.
     #[arg(long)]
     pub coverage: bool,
@@ -116,11 +122,12 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         shrink: !a.no_shrink,
         progress: true,
         ignore: a.ignore.clone(),
+        gen: GenConfig { max_len: a.size, states: a.states },
         ..Options::default()
     };
     let sum = campaign(&opts).map_err(|e| anyhow!(e))?;
     for f in &sum.findings {
-        eprintln!("DIVERGENCE seed {:#x}: {}", f.case.seed, f.div.summary());
+        eprintln!("DIVERGENCE seed {:#x} state {}: {}", f.case.seed, f.state, f.div.summary());
         match campaign::write_finding(&a.out, f) {
             Ok(p) => eprintln!("  reproducer: {}{}", p.display(), if f.shrunk.is_some() { " (shrunk)" } else { "" }),
             Err(e) => eprintln!("  could not write the reproducer: {e}"),

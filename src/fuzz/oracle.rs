@@ -58,17 +58,21 @@ fn run_one(kernel: &Kernel, init: &StateJson, e: Engine, tracer: Option<&mut dyn
 /// counts the interpreter's executed instructions by EXEC class. Differences whose line starts with one of
 /// `ignore` (`lane_ops`, `trap`, `v`, …) do not count.
 pub fn check(program: &Program, init: &StateJson, auto: AutoMode, cov: Option<&mut Coverage>, ignore: &[String]) -> Result<Option<Divergence>, String> {
-    let kernel = Kernel::from_program(program.clone());
+    check_kernel(&Kernel::from_program(program.clone()), init, auto, cov, ignore)
+}
+
+/// `check` on a kernel that may already be compiled (one compile serves every state a program runs from).
+pub fn check_kernel(kernel: &Kernel, init: &StateJson, auto: AutoMode, cov: Option<&mut Coverage>, ignore: &[String]) -> Result<Option<Divergence>, String> {
     let reference = match cov {
         Some(c) => {
             let mut t = CovTracer { cov: c, code: &kernel.code };
-            let out = run_one(&kernel, init, Engine::Interp, Some(&mut t));
+            let out = run_one(kernel, init, Engine::Interp, Some(&mut t));
             if let Ok(o) = &out {
                 t.attempted(o);
             }
             out
         }
-        None => run_one(&kernel, init, Engine::Interp, None),
+        None => run_one(kernel, init, Engine::Interp, None),
     };
     // The interpreter failing to run at all is a harness error (a bad state), not an engine difference.
     let reference = reference?;
@@ -76,7 +80,7 @@ pub fn check(program: &Program, init: &StateJson, auto: AutoMode, cov: Option<&m
         if e == Engine::Auto {
             kernel.interp_retired.store(if auto == AutoMode::Hot { engine::AUTO_HOT } else { 0 }, Relaxed);
         }
-        match run_one(&kernel, init, e, None) {
+        match run_one(kernel, init, e, None) {
             Ok(out) => {
                 let mut diffs = compare(&reference, &out);
                 diffs.retain(|d| !ignore.iter().any(|i| d.strip_prefix(i.as_str()).is_some_and(|r| r.starts_with([':', ' ']) || r.starts_with(|c: char| c.is_ascii_digit()) && i.len() == 1)));

@@ -227,8 +227,10 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
         for k in self.init.u.keys().cloned().collect::<Vec<_>>() {
             self.attempt(|_, s| s.u.remove(&k).is_some());
         }
-        for m in 0..self.init.memory.len() {
-            self.attempt(|_, s| { let h = &mut s.memory[m].hex; *h = "0".repeat(h.len()); true });
+        for m in (0..self.init.memory.len()).rev() {
+            if !self.attempt(|_, s| { s.memory.remove(m); true }) {
+                self.attempt(|_, s| { let h = &mut s.memory[m].hex; *h = "0".repeat(h.len()); true });
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 //! uniform memory and image ops always take the interpreter.
 
 use super::{Lowered, Site};
-use crate::fx::{Fx, Vec32, VECS};
+use crate::fx::{Fx, Vec32};
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg, LANES, VREGS};
 
@@ -85,11 +85,7 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
     fx.call_interp(site.pc, site.index);
     fx.b.ins().jump(join, &[]);
     fx.b.switch_to_block(fast);
-    let lane_ptrs = lane_pointers(fx, off, base, window);
-    match a.dir {
-        Dir::Load { signed } => load(fx, &a, &lane_ptrs, signed),
-        Dir::Store => store(fx, &a, &lane_ptrs),
-    }
+    lanes_mem(fx, &a, off, base, window);
     fx.b.ins().jump(join, &[]);
     fx.b.switch_to_block(join);
     Lowered::Native
@@ -152,13 +148,13 @@ fn window(fx: &mut Fx, a: &Access, lo: Value, hi: Value) -> Value {
     fx.b.inst_results(call)[0]
 }
 
-/// Host address of each lane's access: window + (offset - min). Inactive lanes use the window itself (a valid
-/// address), so no lane ever touches memory outside the checked range.
-fn lane_pointers(fx: &mut Fx, off: Vec32, min: Value, window: Value) -> [Value; LANES] {
+/// Each lane's byte offset from the window (offset - min); inactive lanes get 0, the window itself, which is a
+/// valid address, so no lane ever touches memory outside the checked range.
+fn relative_offsets(fx: &mut Fx, off: Vec32, min: Value) -> Vec32 {
     let minv = fx.b.ins().splat(I32X4, min);
     let exec = fx.exec_val();
     let full = fx.full_exec;
-    let rel: Vec32 = std::array::from_fn(|k| {
+    std::array::from_fn(|k| {
         let d = fx.b.ins().isub(off[k], minv);
         if full {
             return d;
@@ -167,69 +163,36 @@ fn lane_pointers(fx: &mut Fx, off: Vec32, min: Value, window: Value) -> [Value; 
         let zero = fx.b.ins().iconst(I32, 0);
         let z = fx.b.ins().splat(I32X4, zero);
         fx.b.ins().bitselect(m, d, z)
-    });
-    std::array::from_fn(|l| {
-        let r = fx.b.ins().extractlane(rel[l / 4], (l % 4) as u8);
-        let r = fx.b.ins().uextend(I64, r);
-        fx.b.ins().iadd(window, r)
     })
 }
 
-fn flags() -> MemFlagsData {
-    MemFlagsData::new().with_notrap()
-}
-
-fn load(fx: &mut Fx, a: &Access, ptrs: &[Value; LANES], signed: bool) {
-    for reg in 0..regs(a) {
-        let zero = fx.b.ins().iconst(I32, 0);
-        let mut vecs: Vec32 = [fx.b.ins().splat(I32X4, zero); VECS];
-        for (l, p) in ptrs.iter().enumerate() {
-            let x = load_one(fx, a.bytes, signed, *p, reg as i32 * 4);
-            vecs[l / 4] = fx.b.ins().insertlane(vecs[l / 4], x, (l % 4) as u8);
-        }
-        fx.set_v(VReg(a.rd.0 + reg as u8), vecs);
-    }
-}
-
-fn load_one(fx: &mut Fx, bytes: u32, signed: bool, p: Value, off: i32) -> Value {
-    match (bytes, signed) {
-        (1, false) => fx.b.ins().uload8(I32, flags(), p, off),
-        (1, true) => fx.b.ins().sload8(I32, flags(), p, off),
-        (2, false) => fx.b.ins().uload16(I32, flags(), p, off),
-        (2, true) => fx.b.ins().sload16(I32, flags(), p, off),
-        _ => fx.b.ins().load(I32, flags(), p, off),
-    }
-}
-
-/// Lane by lane, ascending (the highest lane wins an overlap); inactive lanes store to a scratch slot.
-fn store(fx: &mut Fx, a: &Access, ptrs: &[Value; LANES]) {
-    let data: Vec<Vec32> = (0..regs(a)).map(|r| fx.v(VReg(a.rd.0 + r as u8))).collect();
-    let scratch = if fx.full_exec { None } else { Some(scratch_slot(fx)) };
-    let exec = fx.exec_val();
-    for (l, p) in ptrs.iter().enumerate() {
-        let p = match scratch {
-            None => *p,
-            Some(s) => {
-                let on = fx.b.ins().band_imm_u(exec, 1i64 << l);
-                fx.b.ins().select(on, *p, s)
+/// Performs the per-lane accesses through the out-of-line helper (`runtime::helper_lanes_mem`): offsets and
+/// data go through stack slots.
+fn lanes_mem(fx: &mut Fx, a: &Access, off: Vec32, min: Value, window: Value) {
+    let rel = relative_offsets(fx, off, min);
+    let rel_slot = fx.spill(rel);
+    let slot = fx.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, (4 * LANES * 4) as u32, 4));
+    let regs_addr = fx.b.ins().stack_addr(I64, slot, 0);
+    let n = regs(a);
+    if a.dir == Dir::Store {
+        for r in 0..n {
+            let v = fx.v(VReg(a.rd.0 + r as u8));
+            for (k, x) in v.iter().enumerate() {
+                fx.b.ins().store(MemFlagsData::trusted(), *x, regs_addr, (r * LANES * 4 + k * 16) as i32);
             }
-        };
-        for (r, d) in data.iter().enumerate() {
-            let x = fx.b.ins().extractlane(d[l / 4], (l % 4) as u8);
-            store_one(fx, a.bytes, x, p, r as i32 * 4);
         }
     }
-}
-
-fn store_one(fx: &mut Fx, bytes: u32, x: Value, p: Value, off: i32) {
-    match bytes {
-        1 => fx.b.ins().istore8(flags(), x, p, off),
-        2 => fx.b.ins().istore16(flags(), x, p, off),
-        _ => fx.b.ins().store(flags(), x, p, off),
-    };
-}
-
-fn scratch_slot(fx: &mut Fx) -> Value {
-    let slot = fx.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4));
-    fx.b.ins().stack_addr(I64, slot, 0)
+    let signed = matches!(a.dir, Dir::Load { signed: true });
+    let op = a.bytes | (n as u32) << 8 | (signed as u32) << 16 | ((a.dir == Dir::Store) as u32) << 17;
+    let opv = fx.b.ins().iconst(I32, op as i64);
+    let exec = fx.exec_val();
+    let f = fx.b.ins().iconst(I64, fx.helpers.lanes_mem as i64);
+    let sig = fx.helpers.lanes_mem_sig;
+    fx.b.ins().call_indirect(sig, f, &[window, rel_slot, regs_addr, opv, exec]);
+    if let Dir::Load { .. } = a.dir {
+        for r in 0..n {
+            let v: Vec32 = std::array::from_fn(|k| fx.b.ins().load(I32X4, MemFlagsData::trusted(), regs_addr, (r * LANES * 4 + k * 16) as i32));
+            fx.set_v(VReg(a.rd.0 + r as u8), v);
+        }
+    }
 }

@@ -112,6 +112,12 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     fx.b.switch_to_block(run);
     let steps = fx.b.ins().iadd_imm_s(steps, -n);
     fx.b.def_var(fx.steps, steps);
+    // Memory instructions cost far more than the blends a full-EXEC copy saves, so such blocks get one copy.
+    if block.ops.iter().any(|o| touches_memory(&o.insn)) {
+        fx.full_exec = false;
+        emit_ops(fx, block, heads);
+        return;
+    }
     let exec = fx.exec_val();
     let full = fx.b.ins().icmp_imm_s(IntCC::Equal, exec, 0xffff_ffffi64);
     let (bf, bm) = (fx.b.create_block(), fx.b.create_block());
@@ -123,10 +129,16 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     }
 }
 
+fn touches_memory(insn: &Insn) -> bool {
+    let i = insn.id().info();
+    i.has(lanejit_isa::flag::LD) || i.has(lanejit_isa::flag::ST)
+}
+
 fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     let block_len = block.ops.len() as u32;
     for (i, op) in block.ops.iter().enumerate() {
         let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads };
+        fx.current = Some(op.insn);
         match lower_op(fx, &op.insn, &site) {
             Lowered::Native => {}
             Lowered::Helper => fx.call_interp(op.pc, i as u32),

@@ -2,14 +2,14 @@
 //! interpreter from compiled code (`Lowered::Helper`). Each 32-lane register is 8 × I32X4; results are written
 //! through `Fx::set_v` (EXEC-blended in the masked block variant) after every source has been read.
 //!
-//! Left to the interpreter, with no cheap exact vector form in Cranelift 0.135: v.bfi and v.prmt (per-lane
-//! shifted masks, per-lane byte selects) and the v.shf funnel shifts (clamped or wrapped per-lane amounts on
-//! 64-bit values); they would cost several emulated per-lane shifts per slice.
+//! Left to the interpreter: the v.shf funnel shifts (per-lane amounts clamped or wrapped at 32 or 64 on a 64-bit
+//! value: seven emulated shift stages on two words per slice, for instructions that are rarely hot).
 
 mod bits;
 mod lop3;
 mod mul;
 pub(super) mod ops;
+mod prmt;
 mod shift;
 mod wide;
 
@@ -157,7 +157,8 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         VMadHiI32 { rd, rs1, rs2, rs3 } => mul::mad_hi(fx, rd, rs1, rs2, rs3, true),
         VMadWideU32 { rd, rs1, rs2, rs3 } => mul::mad_wide(fx, rd, rs1, rs2, rs3, false),
         VMadWideI32 { rd, rs1, rs2, rs3 } => mul::mad_wide(fx, rd, rs1, rs2, rs3, true),
-        VBfi { .. } | VPrmt { .. } => Lowered::Helper,
+        VBfi { rd, rs1, rs2, rs3 } => shift::bfi(fx, rd, rs1, rs2, rs3),
+        VPrmt { rd, rs1, rs2, rs3 } => prmt::lower(fx, rd, rs1, rs2, rs3),
         // --- X, opcode 0x15: v.shf
         VShfLS64 { .. } | VShfRS64 { .. } | VShfLU64 { .. } | VShfRU64 { .. } |
         VShfLS32 { .. } | VShfRS32 { .. } | VShfLU32 { .. } | VShfRU32 { .. } |

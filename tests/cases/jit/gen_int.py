@@ -77,6 +77,33 @@ def bfi(field, base, p):
     return (base & ~m) | ((field << off) & m)
 
 
+def prmt(a, b, s):
+    bs = [(a >> (8 * i)) & 0xFF for i in range(4)] + [(b >> (8 * i)) & 0xFF for i in range(4)]
+    d = 0
+    for k in range(4):
+        nib = (s >> (4 * k)) & 15
+        byte = bs[nib & 7]
+        if nib & 8:
+            byte = 0xFF if byte & 0x80 else 0
+        d |= byte << (8 * k)
+    return d
+
+
+def shf(mn, lo, hi, amount):
+    """v.shf.{l,r}.{s,u}{32,64}[.w][.hi] from its `en` text."""
+    parts = mn.split(".")[2:]
+    width = 64 if parts[1].endswith("64") else 32
+    nn = amount & (width - 1) if "w" in parts else min(amount, width)
+    x = hi << 32 | lo
+    if parts[0] == "l":
+        y = (x << nn) & ((1 << 64) - 1)
+    elif parts[1][0] == "s":
+        y = sx(x, 64) >> nn
+    else:
+        y = x >> nn
+    return y >> 32 if "hi" in parts else y
+
+
 def lop3(a, b, c, lut):
     d = 0
     for k in range(8):
@@ -216,7 +243,7 @@ def step(w, i):
 
 
 def step_v(w, op, ops):
-    rd = n(ops[0])
+    rd, mn = n(ops[0]), "v." + op
     base, _, form = op.rpartition(".")
     if op in ("add.u64", "sub.u64", "add.u64.u32", "add.u64.i32"):
         a = w.pair(n(ops[1]))
@@ -236,11 +263,12 @@ def step_v(w, op, ops):
         c = w.pair(n(ops[3])) if op.startswith("mad") else [0] * L
         ext = (lambda x: x) if op.endswith("u32") else sx
         w.write_pair(rd, [ext(x) * ext(y) + z for x, y, z in zip(a, b, c)])
-    elif op in ("mad.u32", "add3", "lop3", "mad.hi.u32", "mad.hi.i32", "bfi"):
+    elif op in ("mad.u32", "add3", "lop3", "mad.hi.u32", "mad.hi.i32", "bfi", "prmt") or op.startswith("shf."):
         a, b, c = (w.vr(n(r)) for r in ops[1:4])
         f = {"mad.u32": lambda x, y, z: x * y + z, "add3": lambda x, y, z: x + y + z,
              "lop3": lambda x, y, z: lop3(x, y, z, ops[4]), "mad.hi.u32": lambda x, y, z: (x * y >> 32) + z,
-             "mad.hi.i32": lambda x, y, z: (sx(x) * sx(y) >> 32) + z, "bfi": bfi}[op]
+             "mad.hi.i32": lambda x, y, z: (sx(x) * sx(y) >> 32) + z, "bfi": bfi, "prmt": prmt}.get(op)
+        f = f or (lambda x, y, z: shf(mn, x, y, z))
         w.write(rd, [f(x, y, z) for x, y, z in zip(a, b, c)])
     elif op == "cndmask":
         w.write(rd, w.vr(n(ops[1])), w.ur(n(ops[2])) & w.exec)
@@ -484,10 +512,16 @@ def vint_cases():
         V("v.popc", "v14", "v2"), V("v.clz", "v15", "v2"), V("v.ctz", "v16", "v2"), V("v.brev", "v17", "v2"),
         V("v.mbcnt.u", "v18", "u1"), V("v.mbcnt.u", "v19", "u2"), V("v.clz", "v1", "v1")], [1, 2], [1, 2],
         v_init={1: [0, M, 1, 0x80000000] + [1 << k for k in range(28)]}, u_init={1: M, 2: 0x80000001}))
-    c.append(loop_case("vint: native ops around interpreter-executed ones (bfi) in one block", [
-        V("v.add", "v10", "v1", "v2"), V("v.bfi", "v11", "v10", "v1", "v3"), V("v.xor", "v12", "v11", "v1"),
-        V("v.bfi", "v13", "v12", "v2", "v3"), V("v.add", "v14", "v13", "v10"), V("v.add", "v2", "v2", "v14")],
-        [1, 2, 3], []))
+    c.append(loop_case("vint: bfi and prmt (descriptors and selectors with high garbage; rd = a source)", [
+        V("v.bfi", "v10", "v1", "v2", "v3"), V("v.bfi", "v11", "v2", "v1", "v4"), V("v.prmt", "v12", "v1", "v2", "v3"),
+        V("v.prmt", "v13", "v2", "v1", "v4"), V("v.prmt", "v14", "v1", "v1", "v5"), V("v.bfi", "v3", "v1", "v3", "v3"),
+        V("v.prmt", "v4", "v4", "v2", "v4")], [1, 2, 3, 4, 5], [],
+        v_init={5: [rng.choice([0x3210, 0x7654, 0x0123, 0x89AB, 0xFEDC, 0x4444, 0x8888]) | rng.getrandbits(16) << 16
+                    for _ in range(L)]}))
+    c.append(loop_case("vint: native ops around interpreter-executed ones (v.shf) in one block", [
+        V("v.add", "v10", "v1", "v2"), V("v.shf.l.u32.w.hi", "v11", "v10", "v10", "v3"),
+        V("v.xor", "v12", "v11", "v1"), V("v.shf.r.s64", "v13", "v12", "v2", "v3"), V("v.add", "v14", "v13", "v10"),
+        V("v.add", "v2", "v2", "v14")], [1, 2, 3], []))
     c.append(loop_case("vint: trip 2 under EXEC = 0", [
         V("v.add", "v10", "v1", "v2"), V("v.shl", "v11", "v1", "v2"), V("v.cndmask", "v12", "v1", "u1"),
         V("v.mov.u", "v13", "u1"), V("v.add.u64", "v14:v15", "v2:v3", "v2:v3")], [1, 2, 3], [1], p=0, q=0x0000FFFF))

@@ -10,11 +10,11 @@ use cranelift_codegen::ir::{types::*, ConstantData, Endianness, InstBuilder, Mem
 use lanejit_isa::{UReg, VReg};
 
 /// Lane-count-changing bitcasts need an explicit byte order (x64 is little-endian).
-fn le() -> MemFlagsData {
+pub fn le() -> MemFlagsData {
     MemFlagsData::new().with_endianness(Endianness::Little)
 }
 
-fn bytes_const(fx: &mut Fx, bytes: [u8; 16]) -> Value {
+pub fn bytes_const(fx: &mut Fx, bytes: [u8; 16]) -> Value {
     let c = fx.b.func.dfg.constants.insert(ConstantData::from(&bytes[..]));
     fx.b.ins().vconst(I8X16, c)
 }

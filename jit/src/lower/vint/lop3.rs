@@ -31,6 +31,7 @@ fn two(fx: &mut Fx, t: u32, y: Value, z: Value) -> Value {
             let o = fx.b.ins().bor(y, z);
             fx.b.ins().bnot(o)
         }
+        // 0x9: equivalence.
         _ => {
             let x = fx.b.ins().bxor(y, z);
             fx.b.ins().bnot(x)

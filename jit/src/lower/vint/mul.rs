@@ -42,7 +42,7 @@ fn hi_slice(fx: &mut Fx, x: Value, y: Value, signed: bool) -> Value {
     words(fx, p, q, HIGH_WORDS)
 }
 
-/// d = mulhi(s1, y) with y per lane (`Some` vector register) or one splat value.
+/// d = mulhi(s1, y), y a register's slices or one splat value repeated.
 fn mulhi(fx: &mut Fx, rd: VReg, a: Vec32, y: Vec32, signed: bool) -> Lowered {
     let d: Vec32 = std::array::from_fn(|k| hi_slice(fx, a[k], y[k], signed));
     fx.set_v(rd, d);

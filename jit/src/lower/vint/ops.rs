@@ -4,7 +4,7 @@
 
 use super::super::Lowered;
 use crate::fx::{Fx, Vec32};
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{types::I32X4, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 use lanejit_isa::{UReg, VReg};
 
@@ -83,7 +83,7 @@ pub fn vy(fx: &mut Fx, rd: VReg, rs1: VReg, y: Value, op: Bin) -> Lowered {
 /// d = s1 op u2.
 pub fn vu(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg, op: Bin) -> Lowered {
     let u = fx.u(rs2);
-    let y = fx.b.ins().splat(cranelift_codegen::ir::types::I32X4, u);
+    let y = fx.b.ins().splat(I32X4, u);
     vy(fx, rd, rs1, y, op)
 }
 

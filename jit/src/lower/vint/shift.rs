@@ -42,16 +42,28 @@ pub fn amount_bits(fx: &mut Fx) -> [Value; 5] {
     std::array::from_fn(|j| fx.kvec(1 << j))
 }
 
-/// One slice `x` shifted lane by lane by the low 5 bits of the lanes of `n` (other bits ignored).
-pub fn per_lane(fx: &mut Fx, bits: &[Value; 5], kind: Shift, x: Value, n: Value) -> Value {
-    let mut x = x;
-    for (j, &bit) in bits.iter().enumerate() {
+/// The stage masks of one slice of amounts `n`: stage j is -1 in the lanes whose amount has bit j set.
+pub fn stages(fx: &mut Fx, bits: &[Value; 5], n: Value) -> [Value; 5] {
+    bits.map(|bit| {
         let t = fx.b.ins().band(n, bit);
-        let on = fx.b.ins().icmp(IntCC::Equal, t, bit);
+        fx.b.ins().icmp(IntCC::Equal, t, bit)
+    })
+}
+
+/// One slice `x` shifted lane by lane by the amounts whose stage masks are `on`.
+pub fn apply(fx: &mut Fx, on: &[Value; 5], kind: Shift, x: Value) -> Value {
+    let mut x = x;
+    for (j, &m) in on.iter().enumerate() {
         let shifted = kind.by_imm(&mut fx.b, x, 1 << j);
-        x = fx.b.ins().bitselect(on, shifted, x);
+        x = fx.b.ins().bitselect(m, shifted, x);
     }
     x
+}
+
+/// One slice `x` shifted lane by lane by the low 5 bits of the lanes of `n` (other bits ignored).
+pub fn per_lane(fx: &mut Fx, bits: &[Value; 5], kind: Shift, x: Value, n: Value) -> Value {
+    let on = stages(fx, bits, n);
+    apply(fx, &on, kind, x)
 }
 
 /// d = s1 shifted by s2 & 31, per lane.
@@ -138,6 +150,27 @@ pub fn bfe_scalar(fx: &mut Fx, rd: VReg, rs1: VReg, p: Value, signed: bool) -> L
         }
         let x = fx.b.ins().bxor(u, m);
         fx.b.ins().isub(x, m)
+    });
+    fx.set_v(rd, d);
+    Lowered::Native
+}
+
+// --- bit-field insert ------------------------------------------------------------------------------------------
+
+/// v.bfi: off = s3[4:0], w = s3[12:8]; m = ((1 << w) - 1) << off (bits past 31 dropped by the 32-bit shift);
+/// d = (s2 & ~m) | ((s1 << off) & m). The mask and the field share the stage masks of `off`.
+pub fn bfi(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: VReg, rs3: VReg) -> Lowered {
+    let (f, base, p) = (fx.v(rs1), fx.v(rs2), fx.v(rs3));
+    let bits = amount_bits(fx);
+    let one = fx.kvec(1);
+    let d: Vec32 = std::array::from_fn(|k| {
+        let w = fx.b.ins().ushr_imm_u(p[k], 8);
+        let pw = per_lane(fx, &bits, Shift::Shl, one, w);
+        let ones = fx.b.ins().isub(pw, one);
+        let at_off = stages(fx, &bits, p[k]);
+        let m = apply(fx, &at_off, Shift::Shl, ones);
+        let field = apply(fx, &at_off, Shift::Shl, f[k]);
+        fx.b.ins().bitselect(m, field, base[k])
     });
     fx.set_v(rd, d);
     Lowered::Native
