@@ -46,6 +46,8 @@ pub struct Fx<'a> {
     pub full_exec: bool,
     /// The instruction being lowered (what an interpreter call executes).
     pub current: Option<lanejit_isa::Insn>,
+    /// EXEC at the start of the block being emitted.
+    pub block_exec: Option<Value>,
     /// Cranelift block holding the common exit code, taking (status, pc).
     pub exit_block: ir::Block,
 }
@@ -63,7 +65,7 @@ impl<'a> Fx<'a> {
         let exit_block = b.create_block();
         b.append_block_param(exit_block, I32);
         b.append_block_param(exit_block, I32);
-        let mut fx = Fx { b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None, exit_block };
+        let mut fx = Fx { b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None, block_exec: None, exit_block };
         fx.load_all();
         fx.load_counters();
         let st = fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_STEPS_OFFSET);
@@ -284,7 +286,9 @@ impl<'a> Fx<'a> {
         let ops = if self.full_exec {
             self.b.ins().iconst(I64, n as i64 * LANES as i64)
         } else {
-            let e = self.b.use_var(self.exec);
+            // Lane-ops count the lanes active when each instruction starts: EXEC as the block began (only a
+            // block's last instruction may write EXEC).
+            let e = self.block_exec.expect("counting happens inside a block");
             let pc = self.b.ins().popcnt(e);
             let pc = self.b.ins().uextend(I64, pc);
             self.b.ins().imul_imm_s(pc, n as i64)

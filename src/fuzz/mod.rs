@@ -126,12 +126,19 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         ..Options::default()
     };
     let sum = campaign(&opts).map_err(|e| anyhow!(e))?;
-    for f in &sum.findings {
+    // A systematic bug can fail thousands of programs: write the first reproducers, list the other seeds.
+    const WRITTEN: usize = 32;
+    for f in sum.findings.iter().take(WRITTEN) {
         eprintln!("DIVERGENCE seed {:#x} state {}: {}", f.case.seed, f.state, f.div.summary());
         match campaign::write_finding(&a.out, f) {
             Ok(p) => eprintln!("  reproducer: {}{}", p.display(), if f.shrunk.is_some() { " (shrunk)" } else { "" }),
             Err(e) => eprintln!("  could not write the reproducer: {e}"),
         }
+    }
+    if sum.findings.len() > WRITTEN {
+        let rest: Vec<String> = sum.findings[WRITTEN..].iter().take(200).map(|f| format!("{:#x}", f.case.seed)).collect();
+        eprintln!("{} more divergent seeds (no reproducer written): {}{}", sum.findings.len() - WRITTEN, rest.join(" "),
+                  if sum.findings.len() - WRITTEN > rest.len() { " …" } else { "" });
     }
     for (s, e) in &sum.errors {
         eprintln!("HARNESS ERROR seed {s:#x}: {e}");

@@ -136,6 +136,7 @@ fn touches_memory(insn: &Insn) -> bool {
 
 fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     let block_len = block.ops.len() as u32;
+    fx.block_exec = Some(fx.exec_val());
     for (i, op) in block.ops.iter().enumerate() {
         let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads };
         fx.current = Some(op.insn);
