@@ -111,6 +111,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         s => return Err(anyhow!("unknown size `{s}` (small, default, large)")),
     };
     let chosen: Vec<_> = examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))).collect();
+    let with_scaling = chosen.iter().any(|e| e.name == "alu_loop");
     if !a.json {
         println!("one worker thread; times in ms, best of 3; lane-ops/s in millions; compile ms per 100 instructions in the last column");
         println!("{:<11} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>7}",
@@ -124,7 +125,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         }
         rows.push(row);
     }
-    let scale = if a.filter.is_none() { Some(scaling("alu_loop", size)?) } else { None };
+    let scale = if with_scaling { Some(scaling("alu_loop", size)?) } else { None };
     if a.json {
         let s = scale.map(|(one, two)| serde_json::json!({"kernel": "alu_loop", "one_thread_s": one, "two_threads_s": two, "speedup": one / two}));
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({"rows": rows, "scaling": s}))?);
