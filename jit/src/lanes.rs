@@ -92,13 +92,7 @@ impl Fx<'_> {
 
     /// 32-bit mask with bit l set where lane l of `m` (all-ones/zero lanes) is set.
     pub fn pack_mask(&mut self, m: Vec32) -> Value {
-        let mut acc = self.b.ins().iconst(I32, 0);
-        for (k, v) in m.iter().enumerate() {
-            let bits = self.b.ins().vhigh_bits(I32, *v);
-            let bits = if k == 0 { bits } else { self.b.ins().ishl_imm_u(bits, (k * PER) as i64) };
-            acc = self.b.ins().bor(acc, bits);
-        }
-        acc
+        self.sign_bits(m)
     }
 
     /// Lanes where `x != 0`, as a 32-bit mask.
