@@ -70,7 +70,7 @@ fn lower_op(fx: &mut Fx, insn: &Insn, site: &Site) -> Lowered {
     match insn {
         Insn::Uniform(i) => uniform::lower(fx, i),
         Insn::Vint(i) => vint::lower(fx, i),
-        Insn::Vfloat(i) => vfloat::lower(fx, i),
+        Insn::Vfloat(i) => vfloat::lower(fx, i, site),
         Insn::Cmp(i) => cmp::lower(fx, i),
         Insn::Xlane(i) => xlane::lower(fx, i),
         Insn::Mem(i) => mem::lower(fx, i, site),
