@@ -125,3 +125,24 @@ fn mutant_switch_selects_one_id() {
     assert!(!lanejit_jit::mutants::active(UNUSED));
     assert_eq!(lanejit_jit::mutants::current(), None);
 }
+
+/// Sensitivity: every planted JIT bug (jit/src/mutants.rs) must be caught by a short campaign. Ignored by
+/// default (it compiles each mutant's kernels anew, and the switch is process-wide): run it alone with
+/// `cargo test --release --test fuzz mutants_are_caught -- --ignored --test-threads=1`.
+#[test]
+#[ignore]
+fn mutants_are_caught() {
+    let mut missed = Vec::new();
+    for &(id, site, what) in lanejit_jit::mutants::CATALOGUE {
+        lanejit_jit::mutants::set(Some(id));
+        let opts = Options { seed: 0x0bad_0000 + id as u64, count: Some(2_000), gen: CI_GEN, shrink: false, ..Options::default() };
+        let sum = campaign(&opts).expect("campaign runs");
+        println!("mutant {id} ({site}: {what}): {}", sum.line());
+        if sum.findings.is_empty() {
+            missed.push(format!("{id} {site}: {what}"));
+        }
+    }
+    lanejit_jit::mutants::set(None);
+    println!("{} mutants, {} missed", lanejit_jit::mutants::CATALOGUE.len(), missed.len());
+    assert!(missed.is_empty(), "mutants not caught:\n{}", missed.join("\n"));
+}

@@ -11,7 +11,6 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// Seed of program `k` of the campaign with seed `campaign`; `--seed-range` names these directly.
@@ -90,9 +89,8 @@ enum Outcome {
     Error(String),
 }
 
-/// Runs one seed: generate, render, compile once, compare from every state until one diverges; shrink a
-/// failure if the budget of shrinks allows.
-fn run_seed(seed: u64, opts: &Options, cov: &mut Coverage, shrinks: &AtomicUsize) -> (u64, Outcome) {
+/// Runs one seed: generate, render, compile once, compare from every state until one diverges.
+fn run_seed(seed: u64, opts: &Options, cov: &mut Coverage) -> (u64, Outcome) {
     let (prog, states) = generate_states(seed, &opts.gen);
     let program = match prog.render() {
         Ok(p) => p,
@@ -107,11 +105,7 @@ fn run_seed(seed: u64, opts: &Options, cov: &mut Coverage, shrinks: &AtomicUsize
             Err(e) => return (i as u64 + 1, Outcome::Error(format!("interp: {e}"))),
         };
         let case = Case { seed, prog, init };
-        let mut f = Finding { case, state: i, mode, div, shrunk: None };
-        if opts.shrink && shrinks.fetch_add(1, Relaxed) < opts.max_shrinks {
-            f.shrunk = shrink_case(&f, opts);
-        }
-        return (i as u64 + 1, Outcome::Fail(Box::new(f)));
+        return (i as u64 + 1, Outcome::Fail(Box::new(Finding { case, state: i, mode, div, shrunk: None })));
     }
     (opts.gen.states.max(1) as u64, Outcome::Pass)
 }
@@ -138,7 +132,6 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
     };
     let campaign_seed = opts.seed;
     let seeds = move |k: u64| start.map_or_else(|| program_seed(campaign_seed, k), |s| s + k);
-    let shrinks = AtomicUsize::new(0);
     let mut sum = Summary::default();
     let batch = 64 * pool.current_num_threads() as u64;
     let mut next = 0u64;
@@ -152,7 +145,7 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
             (next..end).into_par_iter()
                 .fold(|| (Coverage::default(), 0, Vec::new()), |(mut cov, mut cases, mut out), k| {
                     let s = seeds(k);
-                    let (n, o) = run_seed(s, opts, &mut cov, &shrinks);
+                    let (n, o) = run_seed(s, opts, &mut cov);
                     cases += n;
                     if !matches!(o, Outcome::Pass) {
                         out.push((s, o));
@@ -187,6 +180,11 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
     }
     sum.findings.sort_by_key(|f| f.case.seed);
     sum.errors.sort_by_key(|e| e.0);
+    // Shrink the first findings by seed, after the campaign, so that which ones are shrunk is deterministic.
+    if opts.shrink {
+        let n = opts.max_shrinks.min(sum.findings.len());
+        pool.install(|| sum.findings[..n].par_iter_mut().for_each(|f| f.shrunk = shrink_case(f, opts)));
+    }
     Ok(sum)
 }
 

@@ -5,6 +5,7 @@
 use crate::wave::WaveOutcome;
 use lanejit_interp::{Code, Tracer, TrapKind, WaveState, FULL_EXEC};
 use lanejit_isa::{Insn, INSNS};
+use std::collections::BTreeMap;
 
 pub const CLASSES: [&str; 3] = ["full", "partial", "empty"];
 
@@ -14,11 +15,13 @@ pub struct Coverage {
     pub hits: Vec<[u64; 3]>,
     /// Of those, executions that trapped (per instruction).
     pub traps: Vec<u64>,
+    /// How runs ended: `end`, or the trap kind.
+    pub endings: BTreeMap<&'static str, u64>,
 }
 
 impl Default for Coverage {
     fn default() -> Self {
-        Coverage { hits: vec![[0; 3]; INSNS.len()], traps: vec![0; INSNS.len()] }
+        Coverage { hits: vec![[0; 3]; INSNS.len()], traps: vec![0; INSNS.len()], endings: BTreeMap::new() }
     }
 }
 
@@ -43,6 +46,9 @@ impl Coverage {
         }
         for (a, b) in self.traps.iter_mut().zip(&o.traps) {
             *a += b;
+        }
+        for (k, n) in &o.endings {
+            *self.endings.entry(k).or_default() += n;
         }
     }
 
@@ -78,6 +84,9 @@ impl Coverage {
         let only: Vec<&str> = INSNS.iter().zip(self.hits.iter().zip(&self.traps))
             .filter(|(_, (h, &t))| t > 0 && h.iter().sum::<u64>() == t).map(|(i, _)| i.mnemonic).collect();
         s += &format!("trapping executions: {total_traps}; mnemonics that only ever trapped ({}): {}\n", only.len(), only.join(" "));
+        let runs: u64 = self.endings.values().sum();
+        let endings: Vec<String> = self.endings.iter().map(|(k, n)| format!("{k} {:.1}%", 100.0 * *n as f64 / runs.max(1) as f64)).collect();
+        s += &format!("runs ended by: {}\n", endings.join(", "));
         s
     }
 }
@@ -98,6 +107,7 @@ impl CovTracer<'_> {
     /// Counts the instruction that trapped (a trapping instruction is not retired, so the tracer missed it;
     /// it changed nothing, so the final EXEC is the one it ran with).
     pub fn attempted(&mut self, out: &WaveOutcome) {
+        *self.cov.endings.entry(out.trap.as_ref().map_or("end", |t| t.kind.name())).or_default() += 1;
         let Some(t) = &out.trap else { return };
         let ran = matches!(t.kind, TrapKind::IllegalInsn | TrapKind::MemoryFault | TrapKind::Misaligned | TrapKind::UserTrap | TrapKind::Breakpoint);
         if let (true, Ok((insn, _))) = (ran, self.code.fetch(t.pc)) {

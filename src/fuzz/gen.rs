@@ -48,6 +48,7 @@ pub struct Tables {
     pub v_shl_i: InsnId,
     pub v_mov_u_b64: InsnId,
     pub v_add_u64_u32: InsnId,
+    pub wait: InsnId,
 }
 
 fn find(m: &str) -> InsnId {
@@ -61,7 +62,7 @@ pub fn tables() -> &'static Tables {
         let mut t = Tables {
             plain: vec![], masks: vec![], mem: vec![], image: vec![], terminal: vec![],
             v_and_k: find("v.and.k"), v_laneid: find("v.laneid"), v_shl_i: find("v.shl.i"),
-            v_mov_u_b64: find("v.mov.u.b64"), v_add_u64_u32: find("v.add.u64.u32"),
+            v_mov_u_b64: find("v.mov.u.b64"), v_add_u64_u32: find("v.add.u64.u32"), wait: find("wait"),
         };
         for i in INSNS.iter() {
             if i.format().name == "T" {
@@ -277,7 +278,14 @@ impl Gen {
             let w = [70, 14, if deeper { 5 } else { 0 }, if deeper { 4 } else { 0 }, if nest < 4 { 4 } else { 0 }, if calls { 3 } else { 0 }];
             match self.r.weighted(&w) {
                 0 => self.plain(&mut out),
-                1 => self.mem(&mut out),
+                1 => {
+                    self.mem(&mut out);
+                    if self.r.chance(30) {
+                        // Wait for the access's counter (or some of them): the results are then "waited for".
+                        let w = self.random_op(tables().wait);
+                        out.push(Node::Op(w));
+                    }
+                }
                 2 => {
                     let mask = self.ureg(false) as u8;
                     out.push(self.mask_op(mask));
