@@ -130,7 +130,7 @@ fn mutant_switch_selects_one_id() {
 /// default (it compiles each mutant's kernels anew, and the switch is process-wide): run it alone with
 /// `cargo test --release --test fuzz mutants_are_caught -- --ignored --test-threads=1`.
 #[test]
-#[ignore]
+#[ignore = "planted-bug sensitivity run: no JIT mutants are planted yet (jit/src/mutants.rs CATALOGUE is empty); run with --ignored once they are"]
 fn mutants_are_caught() {
     let mut missed = Vec::new();
     for &(id, site, what) in lanejit_jit::mutants::CATALOGUE {
