@@ -6,6 +6,7 @@
 //!   panic, and what assembles survives a disassemble/assemble round trip;
 //! - the container loader: arbitrary and mutated containers load or fail cleanly; what loads writes back to
 //!   the same bytes.
+//!
 //! Each property runs 100,000 cases (`LANEJIT_ROBUSTNESS_CASES` overrides), a few seconds in a release build.
 
 use lanejit::Kernel;
@@ -36,7 +37,7 @@ fn word_strategy() -> impl Strategy<Value = u64> {
             let free = !info.mask & if info.words == 2 { u64::MAX } else { 0xffff_ffff };
             let mut raw = info.match_ | (bits & free);
             if noise % 8 == 0 {
-                raw ^= 1 << (noise >> 8) % (32 * info.words as u64);
+                raw ^= 1 << ((noise >> 8) % (32 * info.words as u64));
             }
             raw
         }),

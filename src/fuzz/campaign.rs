@@ -83,6 +83,9 @@ impl Summary {
     }
 }
 
+/// One worker's share of a batch: its coverage, the cases it ran, and its non-passing seeds.
+type BatchPart = (Coverage, u64, Vec<(u64, Outcome)>);
+
 enum Outcome {
     Pass,
     Fail(Box<Finding>),
@@ -141,7 +144,7 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
         if next >= end || opts.time.is_some_and(|t| t0.elapsed() >= t) {
             break;
         }
-        let results: Vec<(Coverage, u64, Vec<(u64, Outcome)>)> = pool.install(|| {
+        let results: Vec<BatchPart> = pool.install(|| {
             (next..end).into_par_iter()
                 .fold(|| (Coverage::default(), 0, Vec::new()), |(mut cov, mut cases, mut out), k| {
                     let s = seeds(k);

@@ -184,7 +184,8 @@ impl Gen {
         let sp_names = ["global", "constant", "shared", "private"];
         let sp = match pos("sp") {
             None => "global",
-            Some(_) if a64 && !self.r.chance(3) => if !writes && self.r.chance(15) { "constant" } else { "global" },
+            Some(_) if a64 && !self.r.chance(3) && !writes && self.r.chance(15) => "constant",
+            Some(_) if a64 && !self.r.chance(3) => "global",
             Some(_) => sp_names[self.r.weighted(&[60, if writes { 2 } else { 12 }, 14, 14])],
         };
         if let Some(i) = pos("sp") {
