@@ -22,7 +22,7 @@ fn ns(xs: &[[u64; 3]], f: impl Fn(u64, u64, u64) -> u64) -> f64 {
 }
 
 #[test]
-#[ignore]
+#[ignore = "a timing report, not a check (speed is measured, never asserted): cargo test --release -p lanejit-interp fp::timing -- --ignored --nocapture"]
 fn fast_vs_soft_ns_per_op() {
     let mut rng = oracle::Rng(1);
     // Values in a moderate range, so that neither path takes a special-case shortcut.
