@@ -3,7 +3,7 @@
 
 use crate::arena::{Alloc, Arena};
 use lanejit_interp::memory::check_align;
-use lanejit_interp::{MemFault, Memory, LANES};
+use lanejit_interp::{HostRegion, MemFault, Memory, LANES};
 use lanejit_isa::Sp;
 
 pub struct WaveMemory<'a> {
@@ -85,21 +85,17 @@ impl Memory for WaveMemory<'_> {
         Ok(())
     }
 
-    fn host_window(&mut self, sp: Sp, lo: u64, hi: u64, write: bool) -> Option<*mut u8> {
-        if lo >= hi {
-            return None;
-        }
+    fn host_region(&mut self, sp: Sp, addr: u64, write: bool) -> Option<HostRegion> {
         match sp {
-            Sp::Global | Sp::Constant if write && sp == Sp::Constant => None,
+            Sp::Constant if write => None,
             Sp::Global | Sp::Constant => {
-                self.global(lo, 1, write).ok()?;
-                self.global(hi - 1, 1, write).ok()?;
-                // Both ends in an allocation is not enough: they must be in the same one.
-                let i = self.allocs.partition_point(|a| a.addr <= lo);
-                let a = self.allocs[i - 1];
-                (hi <= a.addr + a.size).then(|| self.arena.host_ptr(lo))
+                let i = self.allocs.partition_point(|a| a.addr <= addr);
+                let a = self.allocs[i.checked_sub(1)?];
+                let ok = addr - a.addr < a.size && !(write && a.readonly);
+                ok.then(|| HostRegion { lo: a.addr, len: a.size, host: self.arena.host_ptr(a.addr) })
             }
-            Sp::Shared => (hi <= self.shared.len() as u64).then(|| self.shared[lo as usize..].as_mut_ptr()),
+            Sp::Shared => (addr < self.shared.len() as u64)
+                .then(|| HostRegion { lo: 0, len: self.shared.len() as u64, host: self.shared.as_mut_ptr() }),
             Sp::Private => None,
         }
     }

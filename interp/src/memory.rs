@@ -36,13 +36,21 @@ pub trait Memory {
     /// Atomically replaces the 32-bit word with `f(old)` and returns `old`.
     fn rmw32(&mut self, sp: Sp, lane: usize, addr: u64, f: &mut dyn FnMut(u32) -> u32) -> Result<u32, MemFault>;
 
-    /// For compiled code: the host address of `lo` when the whole byte range `[lo, hi)` of `sp` lies in one
-    /// region every lane may access (writable if `write`), so that plain host loads and stores are exact.
-    /// `None` sends the instruction down the checked path (the interpreter), which reports any fault precisely.
-    fn host_window(&mut self, sp: Sp, lo: u64, hi: u64, write: bool) -> Option<*mut u8> {
-        let _ = (sp, lo, hi, write);
+    /// For compiled code: the stretch of `sp` that contains `addr` and that every lane may access with plain
+    /// host loads and stores (writable if `write`): an allocation, or the whole shared memory. `None` sends the
+    /// instruction down the checked path (the interpreter), which reports any fault precisely.
+    fn host_region(&mut self, sp: Sp, addr: u64, write: bool) -> Option<HostRegion> {
+        let _ = (sp, addr, write);
         None
     }
+}
+
+/// Guest bytes `[lo, lo + len)` live at host address `host` onwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostRegion {
+    pub lo: u64,
+    pub len: u64,
+    pub host: *mut u8,
 }
 
 /// Natural alignment check shared by every implementation.

@@ -50,7 +50,18 @@ pub struct Fx<'a> {
     pub block_exec: Option<Value>,
     /// Cranelift block holding the common exit code, taking (status, pc).
     pub exit_block: ir::Block,
+    /// Registers written since the block began (stored at every exit from it).
+    dirty_v: Vec<bool>,
+    dirty_u: Vec<bool>,
+    /// The guest block being emitted branches to its own start: (that start, the Cranelift loop header). Its
+    /// back edge keeps registers in variables instead of storing and reloading them.
+    pub self_loop: Option<(u32, ir::Block)>,
+    /// fcsr is plain (rm = rne, no f32 flush): checked at the block's start, not written since.
+    pub fcsr_plain: bool,
 }
+
+/// The vector and uniform registers a guest block names.
+pub type BlockRegs = (Vec<usize>, Vec<usize>);
 
 impl<'a> Fx<'a> {
     /// Declares variables for the registers the kernel names.
@@ -65,15 +76,19 @@ impl<'a> Fx<'a> {
         let exit_block = b.create_block();
         b.append_block_param(exit_block, I32);
         b.append_block_param(exit_block, I32);
-        let mut fx = Fx { b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None, block_exec: None, exit_block };
-        fx.load_all();
+        let mut fx = Fx {
+            b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
+            block_exec: None, exit_block, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
+            fcsr_plain: false,
+        };
+        fx.load_exec();
         fx.load_counters();
         let st = fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_STEPS_OFFSET);
         fx.b.def_var(fx.steps, st);
         fx
     }
 
-    /// Stores the cached registers among `vs`/`us`, and EXEC.
+    /// Stores the cached registers among `vs`/`us`.
     fn store_regs(&mut self, vs: &[usize], us: &[usize]) {
         for &r in vs {
             if let Some(vars) = self.vvars[r] {
@@ -89,11 +104,9 @@ impl<'a> Fx<'a> {
                 self.b.ins().store(flags(), x, self.state, u_offset(r));
             }
         }
-        let x = self.b.use_var(self.exec);
-        self.b.ins().store(flags(), x, self.state, EXEC_OFFSET);
     }
 
-    /// Reloads the cached registers among `vs`/`us`, and EXEC.
+    /// Loads the cached registers among `vs`/`us` from the state into their variables.
     fn load_regs(&mut self, vs: &[usize], us: &[usize]) {
         for &r in vs {
             if let Some(vars) = self.vvars[r] {
@@ -109,28 +122,51 @@ impl<'a> Fx<'a> {
                 self.b.def_var(var, x);
             }
         }
+    }
+
+    fn store_exec(&mut self) {
+        let x = self.b.use_var(self.exec);
+        self.b.ins().store(flags(), x, self.state, EXEC_OFFSET);
+    }
+
+    fn load_exec(&mut self) {
         let x = self.b.ins().load(I32, flags(), self.state, EXEC_OFFSET);
         self.b.def_var(self.exec, x);
     }
 
-    /// Loads every cached register and EXEC from the state.
-    pub fn load_all(&mut self) {
-        for r in 0..VREGS {
-            if let Some(vars) = self.vvars[r] {
-                for (k, var) in vars.iter().enumerate() {
-                    let x = self.b.ins().load(I32X4, flags(), self.state, v_offset(r, k));
-                    self.b.def_var(*var, x);
-                }
-            }
-        }
-        for r in 0..UREGS {
-            if let Some(var) = self.uvars[r] {
-                let x = self.b.ins().load(I32, flags(), self.state, u_offset(r));
-                self.b.def_var(var, x);
-            }
-        }
-        let x = self.b.ins().load(I32, flags(), self.state, EXEC_OFFSET);
-        self.b.def_var(self.exec, x);
+    /// Starts a guest block: its registers are loaded from the state into variables, so every use inside the
+    /// block sees a definition made in the block. Registers then never flow between guest blocks through SSA
+    /// (no block parameters for registers a block does not name), which keeps compile time linear in the code.
+    pub fn begin_block(&mut self, regs: &BlockRegs) {
+        self.clear_dirty();
+        self.load_regs(&regs.0, &regs.1);
+    }
+
+    /// Marks `regs` as differing from the state (a loop carries them in variables across its back edge).
+    pub fn mark_dirty(&mut self, regs: &BlockRegs) {
+        regs.0.iter().for_each(|&r| self.dirty_v[r] = true);
+        regs.1.iter().for_each(|&r| self.dirty_u[r] = true);
+    }
+
+    pub fn clear_dirty(&mut self) {
+        self.dirty_v.iter_mut().for_each(|d| *d = false);
+        self.dirty_u.iter_mut().for_each(|d| *d = false);
+    }
+
+    /// Which registers must be stored when the current code leaves the block.
+    pub fn dirty(&self) -> (Vec<bool>, Vec<bool>) {
+        (self.dirty_v.clone(), self.dirty_u.clone())
+    }
+
+    pub fn set_dirty(&mut self, d: (Vec<bool>, Vec<bool>)) {
+        (self.dirty_v, self.dirty_u) = d;
+    }
+
+    /// Writes the registers the block has changed back to the state (at every way out of the block).
+    pub fn store_dirty(&mut self) {
+        let vs: Vec<usize> = (0..VREGS).filter(|&r| self.dirty_v[r]).collect();
+        let us: Vec<usize> = (0..UREGS).filter(|&r| self.dirty_u[r]).collect();
+        self.store_regs(&vs, &us);
     }
 
     /// Loads the retired and lane-op counters (at entry only: helpers never change them).
@@ -146,26 +182,6 @@ impl<'a> Fx<'a> {
         let (r, l) = self.counted(extra);
         self.b.ins().store(flags(), r, self.state, RETIRED_OFFSET);
         self.b.ins().store(flags(), l, self.state, LANE_OPS_OFFSET);
-    }
-
-    /// Stores every cached register and EXEC to the state.
-    pub fn store_all(&mut self) {
-        for r in 0..VREGS {
-            if let Some(vars) = self.vvars[r] {
-                for (k, var) in vars.iter().enumerate() {
-                    let x = self.b.use_var(*var);
-                    self.b.ins().store(flags(), x, self.state, v_offset(r, k));
-                }
-            }
-        }
-        for r in 0..UREGS {
-            if let Some(var) = self.uvars[r] {
-                let x = self.b.use_var(var);
-                self.b.ins().store(flags(), x, self.state, u_offset(r));
-            }
-        }
-        let x = self.b.use_var(self.exec);
-        self.b.ins().store(flags(), x, self.state, EXEC_OFFSET);
     }
 
     // --- registers -------------------------------------------------------------------------------------------
@@ -187,6 +203,7 @@ impl<'a> Fx<'a> {
         for k in 0..VECS {
             self.b.def_var(vars[k], x[k]);
         }
+        self.dirty_v[r.idx()] = true;
     }
 
     fn blend_exec(&mut self, r: VReg, x: Vec32) -> Vec32 {
@@ -214,6 +231,7 @@ impl<'a> Fx<'a> {
     pub fn set_u(&mut self, r: UReg, x: Value) {
         let var = self.uvars[r.idx()].expect("kernel register scan covers every named register");
         self.b.def_var(var, x);
+        self.dirty_u[r.idx()] = true;
     }
 
     pub fn exec_val(&mut self) -> Value {
@@ -238,10 +256,6 @@ impl<'a> Fx<'a> {
         self.splat32(x)
     }
 
-    pub fn map1(&mut self, a: Vec32, f: impl Fn(&mut FunctionBuilder, Value) -> Value) -> Vec32 {
-        std::array::from_fn(|k| f(&mut self.b, a[k]))
-    }
-
     pub fn map2(&mut self, a: Vec32, c: Vec32, f: impl Fn(&mut FunctionBuilder, Value, Value) -> Value) -> Vec32 {
         std::array::from_fn(|k| f(&mut self.b, a[k], c[k]))
     }
@@ -256,18 +270,20 @@ impl<'a> Fx<'a> {
 
     // --- exits -------------------------------------------------------------------------------------------------
 
-    /// Leaves the compiled code with `status` and the guest pc to resume at.
+    /// Leaves the compiled code with `status` and the guest pc to resume at (storing the changed registers).
     pub fn exit(&mut self, status: Exit, pc: u32) {
+        self.store_dirty();
         let s = self.b.ins().iconst(I32, status as i64);
         let p = self.b.ins().iconst(I32, pc as i64);
         self.b.ins().jump(self.exit_block, &[s.into(), p.into()]);
     }
 
-    /// Emits the shared exit block: store everything, write pc and the step budget, return the status.
+    /// Emits the shared exit block: store EXEC and the counters, write pc and the step budget, return the
+    /// status (each exit has stored its block's changed registers already).
     pub fn emit_exit_block(&mut self) {
         self.b.switch_to_block(self.exit_block);
         let (status, pc) = (self.b.block_params(self.exit_block)[0], self.b.block_params(self.exit_block)[1]);
-        self.store_all();
+        self.store_exec();
         self.store_counters(0);
         self.b.ins().store(flags(), pc, self.state, PC_OFFSET);
         let steps = self.b.use_var(self.steps);
@@ -307,15 +323,38 @@ impl<'a> Fx<'a> {
     /// reloaded after; the state's counters include the `done` instructions of the block before this one, so a
     /// trap, or a read of the `retired` CSR, sees the right count. A trap leaves through the exit.
     pub fn call_interp(&mut self, pc: u32, done: u32) {
-        let (vs, us) = touched(self.current.as_ref().expect("call_interp runs while lowering an instruction"));
-        self.store_regs(&vs, &us);
+        self.call_runtime(self.helpers.step, pc, done, None);
+    }
+
+    /// A vector load or store through the runtime (`runtime::helper_mem`), with `call_interp`'s contract; only
+    /// `writes` (a load's destination group, nothing for a store) are reloaded after it.
+    pub fn call_mem(&mut self, pc: u32, done: u32, writes: BlockRegs) {
+        self.call_runtime(self.helpers.mem, pc, done, Some(writes));
+    }
+
+    /// Calls helper `f(state, ctx, pc)`, which executes the instruction at `pc` on the state: the registers it
+    /// names are stored first when the block has changed them (the state holds the others already) and all of
+    /// them are reloaded after.
+    fn call_runtime(&mut self, f: usize, pc: u32, done: u32, writes: Option<BlockRegs>) {
+        let insn = self.current.expect("a runtime call runs while lowering an instruction");
+        if writes_csr(&insn) {
+            self.fcsr_plain = false;
+        }
+        let (vs, us) = touched(&insn);
+        let (dv, du): (Vec<usize>, Vec<usize>) = (vs.iter().copied().filter(|&r| self.dirty_v[r]).collect(), us.iter().copied().filter(|&r| self.dirty_u[r]).collect());
+        self.store_regs(&dv, &du);
+        self.store_exec();
         self.store_counters(done);
         let pcv = self.b.ins().iconst(I32, pc as i64);
-        let f = self.b.ins().iconst(I64, self.helpers.step as i64);
+        let f = self.b.ins().iconst(I64, f as i64);
         let sig = self.helpers.sig;
         let call = self.b.ins().call_indirect(sig, f, &[self.state, self.ctx, pcv]);
         let status = self.b.inst_results(call)[0];
-        self.load_regs(&vs, &us);
+        let (wv, wu) = writes.unwrap_or((vs, us));
+        self.load_regs(&wv, &wu);
+        if insn.id().info().has(lanejit_isa::flag::WE) {
+            self.load_exec();
+        }
         let ok = self.b.create_block();
         let trap = self.b.create_block();
         self.b.set_cold_block(trap);
@@ -373,6 +412,12 @@ impl Fx<'_> {
     }
 }
 
+/// Instructions that may write fcsr (the only writable CSR).
+fn writes_csr(insn: &lanejit_isa::Insn) -> bool {
+    use lanejit_isa::{Insn::Uniform, UniformInsn::*};
+    matches!(insn, Uniform(CsrRw { .. } | CsrRs { .. } | CsrRc { .. } | CsrRwi { .. } | CsrRsi { .. } | CsrRci { .. }))
+}
+
 /// Registers an instruction names (the only ones the interpreter reads or writes for it): pairs include their
 /// second register; a memory instruction's `rd` stands for the group it may load or store (up to 4 vector or 8
 /// uniform registers).
@@ -380,6 +425,14 @@ pub fn touched(insn: &lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>) {
     use lanejit_isa::{flag, KindClass};
     let info = insn.id().info();
     let mem = info.has(flag::LD) || info.has(flag::ST);
+    // A plain vector access names exactly its width's registers; other memory instructions the widest group.
+    if let lanejit_isa::Insn::Mem(m) = insn {
+        if let Some(a) = crate::lanes_mem::Access::of(m) {
+            let (mut vs, us) = (vec![a.rs1.idx()], vec![a.rs2.idx(), a.rs2.idx() + 1]);
+            vs.extend(a.rd.idx()..a.rd.idx() + a.regs());
+            return (vs, us.into_iter().filter(|&r| r < UREGS).collect());
+        }
+    }
     let (mut vs, mut us) = (Vec::new(), Vec::new());
     for (o, val) in info.operands.iter().zip(insn.operand_values().as_slice()) {
         let k = o.kind();

@@ -5,6 +5,7 @@
 
 use crate::blocks::{discover, Block};
 use crate::fx::Fx;
+use crate::lanes_mem::{try_access, Access, Window, WINDOW_SLOTS};
 use crate::lower;
 use cranelift_codegen::ir::{types::*, AbiParam, Signature, UserFuncName};
 use cranelift_codegen::isa::CallConv;
@@ -13,7 +14,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module};
 use lanejit_interp::{exec, Code, Memory, Stop, Trap, WaveEnv, WaveState};
-use lanejit_isa::{LANES, UREGS, VREGS};
+use lanejit_isa::{UREGS, VREGS};
 use std::mem::offset_of;
 use std::time::{Duration, Instant};
 
@@ -42,72 +43,34 @@ pub struct JitCtx<'a> {
     pub mem: &'a mut dyn Memory,
     pub env: &'a WaveEnv,
     pub trap: Option<Trap>,
+    /// Regions compiled code may access inline, per (space, direction); filled by `helper_mem`.
+    pub windows: [Window; WINDOW_SLOTS],
 }
 
 pub const CTX_STEPS_OFFSET: i32 = offset_of!(JitCtx, steps_left) as i32;
+pub const CTX_WINDOWS_OFFSET: i32 = offset_of!(JitCtx, windows) as i32;
 
-/// Addresses of the Rust helpers compiled code calls, and their signature.
+/// Addresses of the Rust helpers compiled code calls, and their signature (all three take the same arguments).
 #[derive(Clone, Copy)]
 pub struct HelperFns {
     pub step: usize,
+    pub mem: usize,
     pub sig: cranelift_codegen::ir::SigRef,
-    pub window: usize,
-    pub window_sig: cranelift_codegen::ir::SigRef,
-    pub lanes_mem: usize,
-    pub lanes_mem_sig: cranelift_codegen::ir::SigRef,
 }
 
-/// The per-lane part of a checked vector access, out of line (it would be ~200 instructions inline per access):
-/// `rel[l]` is lane l's byte offset from `window` (0 for inactive lanes); `regs[k][l]` is register k's value in
-/// lane l. `op` packs bytes (bits 0-7), registers (8-15), signed (bit 16) and store (bit 17). Loads fill `regs`
-/// for every lane (inactive lanes read `window`, which is valid; the caller blends); stores write the active
-/// lanes in ascending order, so the highest lane wins an overlap, as in the interpreter.
-extern "C" fn helper_lanes_mem(window: *mut u8, rel: *const [u32; LANES], regs: *mut [[u32; LANES]; 4], op: u32, exec: u32) {
-    let (bytes, nregs) = ((op & 0xff) as usize, ((op >> 8) & 0xff) as usize);
-    let (signed, store) = (op & 1 << 16 != 0, op & 1 << 17 != 0);
-    // SAFETY: compiled code passes stack slots of the declared shapes and a window it has checked covers
-    // [window, window + max(rel) + bytes) inside one region; accesses are aligned (also checked).
-    unsafe {
-        let (rel, regs) = (&*rel, &mut *regs);
-        for l in 0..LANES {
-            let p = window.add(rel[l] as usize);
-            if store {
-                if exec >> l & 1 == 1 {
-                    store_lane(p, bytes, nregs, |k| regs[k][l]);
-                }
-            } else {
-                for k in 0..nregs {
-                    regs[k][l] = load_word(p.add(4 * k), bytes, signed);
-                }
+/// A vector load or store that compiled code could not do inline: done in Rust when it provably cannot fault
+/// (`lanes_mem`), else by the interpreter. Returns as `helper_step`.
+extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u32 {
+    {
+        // SAFETY: as in `helper_step`; the borrows end before it is called.
+        let (w, cx) = unsafe { (&mut *state, &mut *ctx) };
+        if let Ok((lanejit_isa::Insn::Mem(i), _)) = cx.code.fetch(pc) {
+            if Access::of(&i).is_some_and(|a| try_access(w, &mut *cx.mem, &mut cx.windows, &a)) {
+                return 0;
             }
         }
     }
-}
-
-unsafe fn load_word(p: *const u8, bytes: usize, signed: bool) -> u32 {
-    match (bytes, signed) {
-        (1, false) => p.read() as u32,
-        (1, true) => p.read() as i8 as i32 as u32,
-        (2, false) => (p as *const u16).read() as u32,
-        (2, true) => (p as *const u16).read() as i16 as i32 as u32,
-        _ => (p as *const u32).read(),
-    }
-}
-
-unsafe fn store_lane(p: *mut u8, bytes: usize, nregs: usize, word: impl Fn(usize) -> u32) {
-    match bytes {
-        1 => p.write(word(0) as u8),
-        2 => (p as *mut u16).write(word(0) as u16),
-        _ => (0..nregs).for_each(|k| (p.add(4 * k) as *mut u32).write(word(k))),
-    }
-}
-
-/// `Memory::host_window` for compiled code: host address of `lo`, or 0.
-extern "C" fn helper_window(ctx: *mut JitCtx, sp: u32, lo: u64, hi: u64, write: u32) -> u64 {
-    // SAFETY: as in `helper_step`.
-    let cx = unsafe { &mut *ctx };
-    let Some(sp) = lanejit_isa::Sp::from_raw(sp) else { return 0 };
-    cx.mem.host_window(sp, lo, hi, write != 0).map_or(0, |p| p as u64)
+    helper_step(state, ctx, pc)
 }
 
 /// Executes one (non-control) instruction in the interpreter; returns 0, or 1 with the trap stored in the context.
@@ -197,16 +160,7 @@ pub fn compile(code: &Code) -> Result<CompiledKernel, JitError> {
         let mut hsig = Signature::new(CallConv::SystemV);
         hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
         hsig.returns.push(AbiParam::new(I32));
-        let mut wsig = Signature::new(CallConv::SystemV);
-        wsig.params.extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I32)]);
-        wsig.returns.push(AbiParam::new(I64));
-        let mut lsig = Signature::new(CallConv::SystemV);
-        lsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I32)]);
-        let helpers = HelperFns {
-            step: helper_step as *const () as usize, sig: b.import_signature(hsig),
-            window: helper_window as *const () as usize, window_sig: b.import_signature(wsig),
-            lanes_mem: helper_lanes_mem as *const () as usize, lanes_mem_sig: b.import_signature(lsig),
-        };
+        let helpers = HelperFns { step: helper_step as *const () as usize, mem: helper_mem as *const () as usize, sig: b.import_signature(hsig) };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers);
         lower::emit_kernel(&mut fx, &blocks, code.len_bytes());
         fx.emit_exit_block();
@@ -243,6 +197,8 @@ impl CompiledKernel {
 pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64) -> Result<Stop, Trap> {
     let mut left = max_steps;
     let mut interpret_next = false;
+    // Regions stay valid for the whole run (allocations and shared memory do not move during a launch).
+    let mut windows = [Window::EMPTY; WINDOW_SLOTS];
     while left > 0 {
         if interpret_next || !ck.is_start(w.pc) {
             interpret_next = false;
@@ -255,10 +211,11 @@ pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Me
             continue;
         }
         let r0 = w.retired;
-        let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None };
+        let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None, windows };
         // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
         let status = unsafe { (ck.entry)(w, &mut cx) };
         let trap = cx.trap.take();
+        windows = cx.windows;
         left -= w.retired - r0;
         match status {
             s if s == Exit::End as u32 => return Ok(Stop::End),

@@ -3,10 +3,10 @@
 //! (`Helper`: a call from compiled code), or ended the block itself (`Terminated`: control flow).
 
 use crate::blocks::Block;
-use crate::fx::Fx;
+use crate::fx::{BlockRegs, Fx};
 use crate::runtime::Exit;
 use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, JumpTableData};
-use lanejit_isa::Insn;
+use lanejit_isa::{Insn, UREGS, VREGS};
 use std::collections::HashMap;
 
 mod cmp;
@@ -45,24 +45,40 @@ impl Site<'_> {
 }
 
 impl Fx<'_> {
-    /// Continues at guest address `target`: a direct jump when it is a block of this function.
+    /// Continues at guest address `target`: a direct jump when it is a block of this function (after storing
+    /// the changed registers), or a jump back to the loop header, registers kept in variables, when the block
+    /// branches to its own start.
     pub fn goto(&mut self, site: &Site, target: u32) {
+        if let Some((start, header)) = self.self_loop.filter(|l| l.0 == target) {
+            debug_assert_eq!(start, target);
+            self.b.ins().jump(header, &[]);
+            return;
+        }
         match site.heads.get(&target) {
             Some(&h) => {
+                self.store_dirty();
                 self.b.ins().jump(h, &[]);
             }
             None => self.exit(Exit::Continue, target),
         }
     }
 
-    /// Conditional continuation: `cond != 0` goes to `taken`, else to `fall`.
+    /// Conditional continuation: `cond != 0` goes to `taken`, else to `fall`. Outside a self-loop the changed
+    /// registers are stored once, before the branch, rather than on both sides.
     pub fn branch(&mut self, site: &Site, cond: ir::Value, taken: u32, fall: u32) {
+        let looping = self.self_loop.is_some_and(|l| l.0 == taken || l.0 == fall);
+        let saved = self.dirty();
+        if !looping {
+            self.store_dirty();
+            self.clear_dirty();
+        }
         let (t, f) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(cond, t, &[], f, &[]);
         self.b.switch_to_block(t);
         self.goto(site, taken);
         self.b.switch_to_block(f);
         self.goto(site, fall);
+        self.set_dirty(saved);
     }
 }
 
@@ -98,10 +114,61 @@ pub fn emit_kernel(fx: &mut Fx, blocks: &[Block], code_len: u32) {
     }
 }
 
-/// A block's head checks the step budget, then picks the full-EXEC or the masked variant.
+/// The registers a block names (loaded into variables when it begins).
+fn block_regs(block: &Block) -> BlockRegs {
+    let (mut v, mut u) = (vec![false; VREGS], vec![false; UREGS]);
+    for op in &block.ops {
+        let (vs, us) = crate::fx::touched(&op.insn);
+        vs.into_iter().for_each(|r| v[r] = true);
+        us.into_iter().for_each(|r| u[r] = true);
+    }
+    ((0..VREGS).filter(|&r| v[r]).collect(), (0..UREGS).filter(|&r| u[r]).collect())
+}
+
+/// Does the block's last instruction branch to the block's own start (a single-block loop)?
+fn loops_to_itself(block: &Block) -> bool {
+    block.ops.last().is_some_and(|o| crate::blocks::static_targets(o.pc, &o.insn).contains(&block.start))
+}
+
+/// A block's head loads the registers it names and checks the step budget, then picks the full-EXEC or the
+/// masked variant. A single-block loop loads its registers once, before a loop header that its back edge
+/// returns to, so its registers stay in host registers across iterations.
 fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
-    let n = block.ops.len() as i64;
     fx.b.switch_to_block(heads[&block.start]);
+    let regs = block_regs(block);
+    fx.self_loop = None;
+    if loops_to_itself(block) {
+        fx.begin_block(&regs);
+        let header = fx.b.create_block();
+        fx.b.ins().jump(header, &[]);
+        fx.b.switch_to_block(header);
+        fx.self_loop = Some((block.start, header));
+        // After one iteration the variables differ from the state: every exit stores them.
+        fx.mark_dirty(&regs);
+        budget_check(fx, block);
+    } else {
+        budget_check(fx, block);
+        fx.begin_block(&regs);
+    }
+    vfloat::guard_block(fx, &block.ops, block.start);
+    let fcsr_plain = fx.fcsr_plain;
+    let entry_dirty = fx.dirty();
+    let exec = fx.exec_val();
+    let full = fx.b.ins().icmp_imm_s(IntCC::Equal, exec, 0xffff_ffffi64);
+    let (bf, bm) = (fx.b.create_block(), fx.b.create_block());
+    fx.b.ins().brif(full, bf, &[], bm, &[]);
+    for (variant, full_exec) in [(bf, true), (bm, false)] {
+        fx.b.switch_to_block(variant);
+        fx.full_exec = full_exec;
+        fx.set_dirty(entry_dirty.clone());
+        fx.fcsr_plain = fcsr_plain;
+        emit_ops(fx, block, heads);
+    }
+}
+
+/// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction.
+fn budget_check(fx: &mut Fx, block: &Block) {
+    let n = block.ops.len() as i64;
     let steps = fx.b.use_var(fx.steps);
     let short = fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, steps, n.max(1));
     let (out, run) = (fx.b.create_block(), fx.b.create_block());
@@ -112,26 +179,6 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     fx.b.switch_to_block(run);
     let steps = fx.b.ins().iadd_imm_s(steps, -n);
     fx.b.def_var(fx.steps, steps);
-    // Memory instructions cost far more than the blends a full-EXEC copy saves, so such blocks get one copy.
-    if block.ops.iter().any(|o| touches_memory(&o.insn)) {
-        fx.full_exec = false;
-        emit_ops(fx, block, heads);
-        return;
-    }
-    let exec = fx.exec_val();
-    let full = fx.b.ins().icmp_imm_s(IntCC::Equal, exec, 0xffff_ffffi64);
-    let (bf, bm) = (fx.b.create_block(), fx.b.create_block());
-    fx.b.ins().brif(full, bf, &[], bm, &[]);
-    for (variant, full_exec) in [(bf, true), (bm, false)] {
-        fx.b.switch_to_block(variant);
-        fx.full_exec = full_exec;
-        emit_ops(fx, block, heads);
-    }
-}
-
-fn touches_memory(insn: &Insn) -> bool {
-    let i = insn.id().info();
-    i.has(lanejit_isa::flag::LD) || i.has(lanejit_isa::flag::ST)
 }
 
 fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
@@ -140,7 +187,12 @@ fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     for (i, op) in block.ops.iter().enumerate() {
         let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads };
         fx.current = Some(op.insn);
-        match lower_op(fx, &op.insn, &site) {
+        let before = fx.b.func.dfg.num_insts();
+        let lowered = lower_op(fx, &op.insn, &site);
+        if std::env::var_os("LANEJIT_JIT_INSTS").is_some() {
+            eprintln!("{:>5} CLIF  {:?} {}", fx.b.func.dfg.num_insts() - before, lowered, op.insn.id().info().mnemonic);
+        }
+        match lowered {
             Lowered::Native => {}
             Lowered::Helper => fx.call_interp(op.pc, i as u32),
             Lowered::Terminated => return,

@@ -182,11 +182,34 @@ pub fn lower(fx: &mut Fx, i: &VfloatInsn, site: &Site) -> Lowered {
     }
 }
 
+/// The fcsr bits that select the host's own float behaviour when zero: rm = rne, no f32 flush.
+const PLAIN_BITS: u32 = FCSR_RM_MASK | FCSR_FLUSH32;
+
+/// Blocks with float instructions check fcsr once, at their start: a block whose fcsr is not plain (rne, no
+/// f32 flush) leaves for the interpreter at `start` (the interpreter runs such code instruction by
+/// instruction), so the float instructions inside need no check of their own until something in the block
+/// writes fcsr (`Fx::fcsr_plain`).
+pub fn guard_block(fx: &mut Fx, ops: &[crate::blocks::Op], start: u32) {
+    fx.fcsr_plain = false;
+    if !ops.iter().any(|o| matches!(o.insn, lanejit_isa::Insn::Vfloat(_))) {
+        return;
+    }
+    let fcsr = fx.b.ins().load(I32, flags(), fx.state, FCSR_OFFSET);
+    let bits = fx.b.ins().band_imm_u(fcsr, PLAIN_BITS as i64);
+    let (run, out) = (fx.b.create_block(), fx.b.create_block());
+    fx.b.set_cold_block(out);
+    fx.b.ins().brif(bits, out, &[], run, &[]);
+    fx.b.switch_to_block(out);
+    fx.exit(crate::runtime::Exit::Interpret, start);
+    fx.b.switch_to_block(run);
+    fx.fcsr_plain = true;
+}
+
 /// Emits `native` under `guard` (None: Helper). With a non-trivial guard the instruction branches on fcsr at
 /// run time: the native path, or a cold call to the interpreter for this instruction; both meet after it.
 fn run(fx: &mut Fx, site: &Site, guard: Option<Guard>, native: impl FnOnce(&mut Fx)) -> Lowered {
     let Some(g) = guard else { return Lowered::Helper };
-    if g.mask == 0 {
+    if g.mask == 0 || fx.fcsr_plain && g.want == 0 && g.mask & !PLAIN_BITS == 0 {
         native(fx);
         return Lowered::Native;
     }

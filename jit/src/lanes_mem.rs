@@ -1,0 +1,203 @@
+//! Vector loads and stores with a uniform base, done by the JIT's runtime in Rust when compiled code cannot do
+//! them inline (lanes not contiguous, a partial EXEC, sub-word or multi-word accesses, or a region not yet in
+//! the window cache). An access is done here only when it provably cannot fault: every active lane aligned to
+//! the access size and inside the one host region that holds the first active lane. Anything else returns
+//! `false` and the interpreter executes the instruction, so every fault is the golden model's report.
+//!
+//! Also fills the window cache that compiled code checks inline (see `lower/mem.rs`).
+
+use lanejit_interp::{Memory, WaveState};
+use lanejit_isa::{MemInsn, Sp, UReg, VReg, LANES, VREGS};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Dir {
+    Load { signed: bool },
+    Store,
+}
+
+/// A vector access: `bytes` per lane (1, 2, 4, 8, 16), into/out of consecutive registers from `rd`; lane l's
+/// address is u[rs2]:u[rs2+1] + v[rs1][l] + imm (global, constant), or (u[rs2] + v[rs1][l] + imm) mod 2^32
+/// (shared).
+#[derive(Clone, Copy, Debug)]
+pub struct Access {
+    pub rd: VReg,
+    pub rs1: VReg,
+    pub rs2: UReg,
+    pub imm: i32,
+    pub sp: Sp,
+    pub bytes: u32,
+    pub dir: Dir,
+}
+
+impl Access {
+    /// The accesses this module (and the inline path) handle; everything else is the interpreter's.
+    pub fn of(i: &MemInsn) -> Option<Access> {
+        use MemInsn::*;
+        let a = |rd, rs1, rs2, imm, sp, bytes, dir| Some(Access { rd, rs1, rs2, imm, sp, bytes, dir });
+        let (u, s, st) = (Dir::Load { signed: false }, Dir::Load { signed: true }, Dir::Store);
+        match *i {
+            LdU8 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 1, u),
+            LdS8 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 1, s),
+            LdU16 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 2, u),
+            LdS16 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 2, s),
+            LdB32 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 4, u),
+            LdB64 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 8, u),
+            LdB128 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 16, u),
+            StB8 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 1, st),
+            StB16 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 2, st),
+            StB32 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 4, st),
+            StB64 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 8, st),
+            StB128 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 16, st),
+            _ => None,
+        }
+        .filter(|a| a.rd.idx() + a.regs() <= VREGS && a.sp != Sp::Private && !(a.sp == Sp::Constant && a.is_store()))
+    }
+
+    pub fn regs(&self) -> usize {
+        (self.bytes as usize / 4).max(1)
+    }
+
+    pub fn is_store(&self) -> bool {
+        self.dir == Dir::Store
+    }
+
+    /// Every lane's address, by the interpreter's rule (`interp/src/mem/vector.rs::addresses`).
+    fn addresses(&self, w: &WaveState) -> [u64; LANES] {
+        let off = w.vr(self.rs1);
+        if self.sp == Sp::Shared {
+            let base = w.ur(self.rs2);
+            std::array::from_fn(|l| base.wrapping_add(off[l]).wrapping_add(self.imm as u32) as u64)
+        } else {
+            let base = w.u64_pair(self.rs2);
+            std::array::from_fn(|l| base.wrapping_add(off[l] as u64).wrapping_add(self.imm as i64 as u64))
+        }
+    }
+}
+
+/// Bytes one contiguous 32-bit access of all lanes covers: the inline path's window must hold this many.
+pub const CONTIGUOUS_BYTES: u64 = 4 * LANES as u64;
+
+/// One cached region for inline accesses: an access at guest `lo'` runs inline when `lo' - lo <= span`
+/// (unsigned, so addresses below `lo` wrap and fail), at host `host + (lo' - lo)`. `span` is the region length
+/// minus `CONTIGUOUS_BYTES`. The empty entry has `lo = u64::MAX, span = 0`: only `lo' = u64::MAX` would pass,
+/// and that address fails the inline alignment check.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Window {
+    pub lo: u64,
+    pub span: u64,
+    pub host: u64,
+}
+
+impl Window {
+    pub const EMPTY: Window = Window { lo: u64::MAX, span: 0, host: 0 };
+}
+
+/// Window-cache slots: one per (space, direction), since a region readable as constant or global may not be
+/// writable.
+pub const WINDOW_SLOTS: usize = 8;
+
+pub fn window_slot(sp: Sp, store: bool) -> usize {
+    (sp as usize) * 2 + store as usize
+}
+
+/// Performs `a` for the active lanes when it provably cannot fault; returns false (nothing done) otherwise.
+pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, windows: &mut [Window; WINDOW_SLOTS], a: &Access) -> bool {
+    let exec = w.exec;
+    if exec == 0 {
+        return false;
+    }
+    let addrs = a.addresses(w);
+    let Some(region) = mem.host_region(a.sp, addrs[exec.trailing_zeros() as usize], a.is_store()) else { return false };
+    let bytes = a.bytes as u64;
+    let fits = |addr: u64| addr % bytes == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - bytes;
+    if !(0..LANES).filter(|&l| exec >> l & 1 == 1).all(|l| fits(addrs[l])) {
+        return false;
+    }
+    if region.len >= CONTIGUOUS_BYTES {
+        windows[window_slot(a.sp, a.is_store())] = Window { lo: region.lo, span: region.len - CONTIGUOUS_BYTES, host: region.host as u64 };
+    }
+    let host = |l: usize| region.host.wrapping_add((addrs[l] - region.lo) as usize);
+    match a.dir {
+        Dir::Load { signed } => load(w, a, exec, signed, host),
+        Dir::Store => store(w, a, exec, host),
+    }
+    true
+}
+
+fn load(w: &mut WaveState, a: &Access, exec: u32, signed: bool, host: impl Fn(usize) -> *mut u8) {
+    let n = a.regs();
+    let mut out = [[0u32; LANES]; 4];
+    for l in (0..LANES).filter(|&l| exec >> l & 1 == 1) {
+        // SAFETY: `try_access` proved [addr, addr + bytes) inside the region and aligned to the access size.
+        unsafe {
+            for (k, reg) in out.iter_mut().enumerate().take(n) {
+                reg[l] = read_word(host(l).add(4 * k), a.bytes, signed);
+            }
+        }
+    }
+    for (k, vals) in out.iter().enumerate().take(n) {
+        w.write_v(VReg(a.rd.0 + k as u8), vals);
+    }
+}
+
+/// Active lanes in ascending order, so that the highest lane wins an overlap, as in the interpreter.
+fn store(w: &mut WaveState, a: &Access, exec: u32, host: impl Fn(usize) -> *mut u8) {
+    for l in (0..LANES).filter(|&l| exec >> l & 1 == 1) {
+        for k in 0..a.regs() {
+            let x = w.vn(a.rd.idx() + k)[l];
+            // SAFETY: as in `load`.
+            unsafe { write_word(host(l).add(4 * k), a.bytes, x) }
+        }
+    }
+}
+
+// Atomic (relaxed) host accesses: other workgroups may touch the same global words concurrently, and the
+// interpreter's arena is atomic too, so racing guest code is never undefined behaviour on the host.
+
+unsafe fn read_word(p: *mut u8, bytes: u32, signed: bool) -> u32 {
+    unsafe {
+        match (bytes, signed) {
+            (1, false) => AtomicU8::from_ptr(p).load(Relaxed) as u32,
+            (1, true) => AtomicU8::from_ptr(p).load(Relaxed) as i8 as i32 as u32,
+            (2, false) => AtomicU16::from_ptr(p.cast()).load(Relaxed) as u32,
+            (2, true) => AtomicU16::from_ptr(p.cast()).load(Relaxed) as i16 as i32 as u32,
+            _ => AtomicU32::from_ptr(p.cast()).load(Relaxed),
+        }
+    }
+}
+
+unsafe fn write_word(p: *mut u8, bytes: u32, x: u32) {
+    unsafe {
+        match bytes {
+            1 => AtomicU8::from_ptr(p).store(x as u8, Relaxed),
+            2 => AtomicU16::from_ptr(p.cast()).store(x as u16, Relaxed),
+            _ => AtomicU32::from_ptr(p.cast()).store(x, Relaxed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_window_admits_only_a_misaligned_address() {
+        let w = Window::EMPTY;
+        for lo in [0u64, 4, 0x1_0000_0000, u64::MAX - 3] {
+            assert!(lo.wrapping_sub(w.lo) > w.span, "{lo:#x}");
+        }
+        assert_eq!(u64::MAX % 4, 3);
+    }
+
+    #[test]
+    fn slots_are_distinct() {
+        let mut seen = std::collections::HashSet::new();
+        for sp in Sp::ALL {
+            for st in [false, true] {
+                assert!(window_slot(sp, st) < WINDOW_SLOTS && seen.insert(window_slot(sp, st)));
+            }
+        }
+    }
+}
