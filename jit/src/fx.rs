@@ -58,6 +58,9 @@ pub struct Fx<'a> {
     pub self_loop: Option<(u32, ir::Block)>,
     /// fcsr is plain (rm = rne, no f32 flush): checked at the block's start, not written since.
     pub fcsr_plain: bool,
+    /// EXEC as 8 lane masks, computed once at the start of a masked block variant (EXEC is constant inside a
+    /// block), so that each masked write costs one select per slice.
+    exec_lanes: Option<Vec32>,
 }
 
 /// The vector and uniform registers a guest block names.
@@ -79,7 +82,7 @@ impl<'a> Fx<'a> {
         let mut fx = Fx {
             b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
             block_exec: None, exit_block, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
-            fcsr_plain: false,
+            fcsr_plain: false, exec_lanes: None,
         };
         fx.load_exec();
         fx.load_counters();
@@ -139,6 +142,7 @@ impl<'a> Fx<'a> {
     /// (no block parameters for registers a block does not name), which keeps compile time linear in the code.
     pub fn begin_block(&mut self, regs: &BlockRegs) {
         self.clear_dirty();
+        self.exec_lanes = None;
         self.load_regs(&regs.0, &regs.1);
     }
 
@@ -208,11 +212,32 @@ impl<'a> Fx<'a> {
 
     fn blend_exec(&mut self, r: VReg, x: Vec32) -> Vec32 {
         let old = self.v(r);
-        let exec = self.b.use_var(self.exec);
         std::array::from_fn(|k| {
-            let m = self.lane_mask(exec, k);
+            let m = self.exec_lane_mask(k);
             self.b.ins().bitselect(m, x[k], old[k])
         })
+    }
+
+    /// Starts a block variant: in the masked one, EXEC's lane masks are computed here, where they dominate
+    /// every instruction of the block.
+    pub fn begin_variant(&mut self, full_exec: bool) {
+        self.full_exec = full_exec;
+        self.exec_lanes = None;
+        if !full_exec {
+            let exec = self.exec_val();
+            self.exec_lanes = Some(std::array::from_fn(|k| self.lane_mask(exec, k)));
+        }
+    }
+
+    /// All-ones in the EXEC-active lanes of vector `k`.
+    pub fn exec_lane_mask(&mut self, k: usize) -> Value {
+        match self.exec_lanes {
+            Some(m) => m[k],
+            None => {
+                let exec = self.exec_val();
+                self.lane_mask(exec, k)
+            }
+        }
     }
 
     /// All-ones in the lanes of vector `k` whose bit is set in the 32-bit `mask`.

@@ -109,9 +109,8 @@ impl Fx<'_> {
             return x;
         }
         let id = self.splat_const(identity)[0];
-        let exec = self.exec_val();
         std::array::from_fn(|k| {
-            let m = self.lane_mask(exec, k);
+            let m = self.exec_lane_mask(k);
             self.b.ins().bitselect(m, x[k], id)
         })
     }

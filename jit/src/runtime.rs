@@ -120,10 +120,16 @@ fn isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitErr
     ISA.get_or_init(|| detect_isa().map_err(|e| e.0)).clone().map_err(JitError)
 }
 
+/// Cranelift settings: opt_level `speed` and the backtracking register allocator (the fastest code; see
+/// ../shared/notes/cranelift-0.135.md). `LANEJIT_JIT_OPT=none|speed|speed_and_size` and
+/// `LANEJIT_JIT_RA=backtracking|single_pass` override them, for measuring compile time against code speed.
 fn detect_isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k, v| f.set(k, v).map_err(|e| JitError(e.to_string()));
-    set(&mut flags, "opt_level", "speed")?;
+    let opt = std::env::var("LANEJIT_JIT_OPT").unwrap_or_else(|_| "speed".into());
+    set(&mut flags, "opt_level", &opt)?;
+    let ra = std::env::var("LANEJIT_JIT_RA").unwrap_or_else(|_| "backtracking".into());
+    set(&mut flags, "regalloc_algorithm", &ra)?;
     set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
     let isa_builder = cranelift_native::builder().map_err(|e| JitError(e.to_string()))?;
     isa_builder.finish(settings::Flags::new(flags)).map_err(|e| JitError(e.to_string()))

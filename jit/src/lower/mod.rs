@@ -159,7 +159,7 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     fx.b.ins().brif(full, bf, &[], bm, &[]);
     for (variant, full_exec) in [(bf, true), (bm, false)] {
         fx.b.switch_to_block(variant);
-        fx.full_exec = full_exec;
+        fx.begin_variant(full_exec);
         fx.set_dirty(entry_dirty.clone());
         fx.fcsr_plain = fcsr_plain;
         emit_ops(fx, block, heads);
