@@ -22,6 +22,22 @@ pub struct BenchArgs {
     /// (estimated from the JIT run); the row then reports the JIT alone.
     #[arg(long, default_value_t = 50_000_000)]
     pub interp_limit: u64,
+    /// Size of the two-thread scaling run of alu_loop (it needs enough work per launch that starting threads and
+    /// workgroups does not dominate).
+    #[arg(long, default_value = "large")]
+    pub scaling_size: String,
+    /// Leave out the extra row for the matrix multiply at the large size (1024 × 1024 × 1024 f32, JIT only).
+    #[arg(long)]
+    pub skip_large: bool,
+}
+
+fn parse_size(s: &str) -> Result<Size> {
+    match s {
+        "small" => Ok(Size::Small),
+        "default" => Ok(Size::Default),
+        "large" => Ok(Size::Large),
+        s => Err(anyhow!("unknown size `{s}` (small, default, large)")),
+    }
 }
 
 #[derive(Debug, Default, serde::Serialize)]
@@ -98,39 +114,40 @@ pub fn scaling(name: &str, size: Size) -> Result<(f64, f64)> {
 
 fn print_row(r: &BenchRow) {
     let opt = |x: Option<f64>, scale: f64, w: usize| x.map_or(format!("{:>w$}", "-"), |v| format!("{:>w$.1}", v * scale));
-    println!("{:<11} {:>11} {:>10} {:>9.2} {:>9.3} {:>8} {:>8} {:>9.0} {:>8.2} {:>8.2} {:>7.1}",
-        r.kernel, r.retired, opt(r.interp_s, 1e3, 10), r.jit_s * 1e3, r.native_s * 1e3, opt(r.jit_speedup, 1.0, 8),
+    let name = if r.size == "default" { r.kernel.clone() } else { format!("{} ({})", r.kernel, r.size) };
+    println!("{:<16} {:>11} {:>10} {:>9.2} {:>9.3} {:>8} {:>8} {:>9.0} {:>8.2} {:>8.2} {:>7.1}",
+        name, r.retired, opt(r.interp_s, 1e3, 10), r.jit_s * 1e3, r.native_s * 1e3, opt(r.jit_speedup, 1.0, 8),
         opt(r.interp_lane_ops_per_s, 1e-6, 8), r.jit_lane_ops_per_s / 1e6, r.jit_vs_native, r.compile_ms, r.compile_us_per_insn * 100.0 / 1e3);
 }
 
 pub fn run(a: &BenchArgs) -> Result<()> {
-    let size = match a.size.as_str() {
-        "small" => Size::Small,
-        "default" => Size::Default,
-        "large" => Size::Large,
-        s => return Err(anyhow!("unknown size `{s}` (small, default, large)")),
-    };
+    let (size, scaling_size) = (parse_size(&a.size)?, parse_size(&a.scaling_size)?);
     let chosen: Vec<_> = examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))).collect();
     let with_scaling = chosen.iter().any(|e| e.name == "alu_loop");
     if !a.json {
         println!("one worker thread; times in ms, best of 3; lane-ops/s in millions; compile ms per 100 instructions in the last column");
-        println!("{:<11} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>7}",
+        println!("{:<16} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>7}",
             "kernel", "retired", "interp", "jit", "native", "speedup", "interp/s", "jit/s", "jit/nat", "compile", "c/100");
     }
+    let mut runs: Vec<_> = chosen.iter().map(|&e| (e, size)).collect();
+    if size != Size::Large && !a.skip_large && chosen.iter().any(|e| e.name == "matmul") {
+        runs.push((examples::by_name("matmul").expect("bundled"), Size::Large));
+    }
     let mut rows = Vec::new();
-    for ex in chosen {
+    for (ex, size) in runs {
         let row = measure(ex, size, a.interp_limit)?;
         if !a.json {
             print_row(&row);
         }
         rows.push(row);
     }
-    let scale = if with_scaling { Some(scaling("alu_loop", size)?) } else { None };
+    let scale = if with_scaling { Some(scaling("alu_loop", scaling_size)?) } else { None };
+    let scaling_size = format!("{scaling_size:?}").to_lowercase();
     if a.json {
-        let s = scale.map(|(one, two)| serde_json::json!({"kernel": "alu_loop", "one_thread_s": one, "two_threads_s": two, "speedup": one / two}));
+        let s = scale.map(|(one, two)| serde_json::json!({"kernel": "alu_loop", "size": scaling_size, "one_thread_s": one, "two_threads_s": two, "speedup": one / two}));
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({"rows": rows, "scaling": s}))?);
     } else if let Some((one, two)) = scale {
-        println!("threads: alu_loop on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x", one * 1e3, two * 1e3, one / two);
+        println!("threads: alu_loop ({scaling_size}) on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x", one * 1e3, two * 1e3, one / two);
     }
     Ok(())
 }

@@ -1,29 +1,28 @@
 //! Running a chunk of a wave on the selected engine. The JIT compiles a kernel once (shared by every wave,
-//! thread and launch of that kernel); `auto` interprets until the kernel has retired `AUTO_HOT` instructions
-//! on the interpreter, then compiles it and runs compiled code from then on.
+//! thread and launch of that kernel); `auto` compiles block by block as blocks become hot (`tier`), running
+//! the compiled blocks natively and the others in the interpreter.
 
 use crate::{Engine, Kernel};
-use lanejit_interp::{run, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
-use std::sync::atomic::Ordering::Relaxed;
-
-/// Instructions a kernel retires in the interpreter before `auto` compiles it.
-pub const AUTO_HOT: u64 = 50_000;
+use lanejit_interp::{run, run_counting, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
 
 /// Runs up to `max_steps` instructions of one wave. Tracing always interprets (it observes every instruction).
 pub fn run_chunk(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
                  tracer: Option<&mut (dyn Tracer + '_)>) -> Result<Stop, Trap> {
-    let compiled = match (engine, tracer.is_some()) {
-        (Engine::Interp, _) | (_, true) => None,
-        (Engine::Jit, false) => kernel.compiled().ok(),
-        (Engine::Auto, false) => kernel.compiled_if_hot(),
-    };
-    match compiled {
-        Some(ck) => lanejit_jit::run(ck, &kernel.code, w, mem, env, max_steps),
-        None => {
-            let r0 = w.retired;
-            let r = run(&kernel.code, w, mem, env, max_steps, tracer);
-            kernel.interp_retired.fetch_add(w.retired - r0, Relaxed);
-            r
+    let code = &kernel.code;
+    match (engine, tracer) {
+        (Engine::Jit, None) => match kernel.compiled() {
+            Ok(ck) => lanejit_jit::run(ck, code, w, mem, env, max_steps, None),
+            // `launch` compiles before it starts, so this is only reached by callers that did not check.
+            Err(_) => run(code, w, mem, env, max_steps, None),
+        },
+        (Engine::Auto, None) if kernel.tiers.compiles_everything() => run_chunk(kernel, Engine::Jit, w, mem, env, max_steps, None),
+        (Engine::Auto, None) => {
+            let current = kernel.tiers.current();
+            kernel.tiers.profiled(code, |hits| match &current {
+                Some(ck) => lanejit_jit::run(ck, code, w, mem, env, max_steps, Some(hits)),
+                None => run_counting(code, w, mem, env, max_steps, hits),
+            })
         }
+        (_, tracer) => run(code, w, mem, env, max_steps, tracer),
     }
 }

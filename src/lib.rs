@@ -13,6 +13,7 @@ pub mod fuzz;
 pub mod launch;
 pub mod runcmd;
 pub mod state_json;
+pub mod tier;
 pub mod trace;
 pub mod wave;
 pub mod wavemem;
@@ -24,7 +25,6 @@ pub use launch::{LaunchConfig, LaunchError, LaunchStats};
 use lanejit_interp::Code;
 use lanejit_isa::asm::{AsmErrors, Program};
 use lanejit_jit::CompiledKernel;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
 /// Which engine executes guest code.
@@ -53,14 +53,15 @@ pub struct Kernel {
     pub program: Program,
     pub code: Arc<Code>,
     jit: Arc<OnceLock<Result<CompiledKernel, String>>>,
-    /// Instructions retired in the interpreter (for `auto` tiering).
-    pub interp_retired: Arc<AtomicU64>,
+    /// Block-by-block compilation for `--engine auto`.
+    pub tiers: Arc<tier::Tiers>,
 }
 
 impl Kernel {
     pub fn from_program(program: Program) -> Kernel {
         let code = Arc::new(Code::new(program.words.clone()));
-        Kernel { program, code, jit: Arc::default(), interp_retired: Arc::default() }
+        let tiers = Arc::new(tier::Tiers::new(&code));
+        Kernel { program, code, jit: Arc::default(), tiers }
     }
 
     /// The compiled kernel, compiling it on first use.
@@ -68,13 +69,6 @@ impl Kernel {
         self.jit.get_or_init(|| lanejit_jit::compile(&self.code).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone)
     }
 
-    /// The compiled kernel if it is hot enough for `auto` (compiling it now if it just became hot).
-    pub fn compiled_if_hot(&self) -> Option<&CompiledKernel> {
-        if self.interp_retired.load(std::sync::atomic::Ordering::Relaxed) < engine::AUTO_HOT {
-            return self.jit.get().and_then(|r| r.as_ref().ok());
-        }
-        self.compiled().ok()
-    }
     /// Assembles source text; errors carry file, line and column.
     pub fn from_asm(file_name: &str, src: &str) -> Result<Kernel, AsmErrors> {
         lanejit_isa::asm::assemble(file_name, src).map(Kernel::from_program)

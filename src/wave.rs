@@ -3,7 +3,7 @@
 use crate::state_json::{parse_hex, to_hex, MemJson, StateJson};
 use crate::wavemem::WaveMemory;
 use crate::{engine_available, Device, Engine, Kernel};
-use lanejit_interp::{Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
+use lanejit_interp::{Memory, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
 
 /// Default instruction budget of a single-wave run.
 pub const DEFAULT_WAVE_BUDGET: u64 = 10_000_000;
@@ -42,7 +42,7 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     let mut private = vec![0u8; meta.private_bytes as usize * LANES];
     let mut mem = WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut shared, private: &mut private, private_bytes: meta.private_bytes as u64 };
     let env = WaveEnv { wave_id: 0, wave_count: 1, wg_size: [LANES as u32, 1, 1], grid: [1, 1, 1], wg_id: [0; 3] };
-    let trap = match crate::engine::run_chunk(kernel, engine, &mut w, &mut mem, &env, budget, tracer) {
+    let trap = match run_chunks(kernel, engine, &mut w, &mut mem, &env, budget, tracer) {
         Ok(Stop::End) => None,
         Ok(Stop::Barrier) => Some(Trap::new(TrapKind::BarrierDeadlock, w.pc.wrapping_sub(4), "a lone wave cannot wait at a barrier in `wave` mode")),
         Ok(Stop::Steps) => Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"))),
@@ -52,4 +52,22 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
         .map(|&(addr, len, readonly)| device.read(addr, len).map(|b| MemJson { addr, hex: to_hex(&b), readonly }))
         .collect::<Result<_, _>>()?;
     Ok(WaveOutcome { state: w, trap, memory })
+}
+
+/// Instructions per chunk under `auto`: tiering decides between chunks, so a short program can still switch
+/// from the interpreter to compiled blocks in the middle of its run.
+const AUTO_CHUNK: u64 = 64;
+
+/// Runs until the wave stops or `budget` instructions retire: one chunk, or `AUTO_CHUNK`-sized ones under `auto`.
+fn run_chunks(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, budget: u64,
+              mut tracer: Option<&mut dyn Tracer>) -> Result<Stop, Trap> {
+    let chunk = if engine == Engine::Auto { AUTO_CHUNK } else { budget };
+    let start = w.retired;
+    loop {
+        let left = budget - (w.retired - start);
+        match crate::engine::run_chunk(kernel, engine, w, mem, env, left.min(chunk), tracer.as_deref_mut())? {
+            Stop::Steps if w.retired - start < budget => {}
+            stop => return Ok(stop),
+        }
+    }
 }

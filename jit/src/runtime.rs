@@ -147,8 +147,22 @@ fn used_registers(blocks: &[Block]) -> ([bool; VREGS], [bool; UREGS]) {
 }
 
 pub fn compile(code: &Code) -> Result<CompiledKernel, JitError> {
+    compile_blocks(code, None)
+}
+
+/// Byte pcs of every block start (what `compile_blocks` may be asked to compile).
+pub fn block_starts(code: &Code) -> Vec<u32> {
+    discover(code).iter().map(|b| b.start).collect()
+}
+
+/// Compiles the blocks whose start word is set in `only` (all blocks for `None`); entering any other block
+/// returns to the run loop, which interprets until it reaches a compiled block (`auto` tiering).
+pub fn compile_blocks(code: &Code, only: Option<&[bool]>) -> Result<CompiledKernel, JitError> {
     let t0 = Instant::now();
-    let blocks = discover(code);
+    let mut blocks = discover(code);
+    if let Some(keep) = only {
+        blocks.retain(|b| keep.get((b.start / 4) as usize).copied().unwrap_or(false));
+    }
     let isa = isa()?;
     let mut module = JITModule::new(JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names()));
     let ptr = module.target_config().pointer_type();
@@ -200,7 +214,9 @@ impl CompiledKernel {
 
 /// Runs a wave on compiled code with the interpreter's contract (`lanejit_interp::run`): until `end`, a barrier,
 /// a trap, or exactly `max_steps` retired instructions.
-pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64) -> Result<Stop, Trap> {
+/// `hits`, when given, counts the instructions run in the interpreter by pc (`hits[pc / 4]`), for tiering.
+pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
+           mut hits: Option<&mut [u32]>) -> Result<Stop, Trap> {
     let mut left = max_steps;
     let mut interpret_next = false;
     // Regions stay valid for the whole run (allocations and shared memory do not move during a launch).
@@ -208,6 +224,9 @@ pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Me
     while left > 0 {
         if interpret_next || !ck.is_start(w.pc) {
             interpret_next = false;
+            if let Some(h) = hits.as_deref_mut().and_then(|h| h.get_mut((w.pc / 4) as usize)) {
+                *h = h.saturating_add(1);
+            }
             let r0 = w.retired;
             match exec::run(code, w, mem, env, 1, None)? {
                 Stop::Steps => {}

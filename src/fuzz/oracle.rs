@@ -5,12 +5,11 @@
 use super::coverage::{CovTracer, Coverage};
 use crate::state_json::StateJson;
 use crate::wave::{run_wave, WaveOutcome};
-use crate::{engine, Engine, Kernel};
+use crate::{Engine, Kernel};
 use lanejit_interp::{Tracer, LANES};
 use lanejit_isa::asm::Program;
 use lanejit_isa::{UREGS, VREGS};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering::Relaxed;
 
 /// Instruction budget of one fuzz run: generated programs retire at most a few thousand instructions, so a run
 /// that reaches it has found a loop that should have ended (reported as BudgetExceeded, compared like any trap).
@@ -78,7 +77,9 @@ pub fn check_kernel(kernel: &Kernel, init: &StateJson, auto: AutoMode, cov: Opti
     let reference = reference?;
     for e in [Engine::Jit, Engine::Auto] {
         if e == Engine::Auto {
-            kernel.interp_retired.store(if auto == AutoMode::Hot { engine::AUTO_HOT } else { 0 }, Relaxed);
+            // Hot: every block compiled before the first chunk; cold: a threshold of two starts, so blocks that
+            // run repeatedly switch to compiled code mid-run while the others stay interpreted.
+            kernel.tiers.reset(if auto == AutoMode::Hot { 0 } else { 2 });
         }
         match run_one(kernel, init, e, None) {
             Ok(out) => {

@@ -137,6 +137,8 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     fx.b.switch_to_block(heads[&block.start]);
     let regs = block_regs(block);
     fx.self_loop = None;
+    // Nothing is dirty on entry: an exit before `begin_block` (the budget check) must store nothing.
+    fx.clear_dirty();
     if loops_to_itself(block) {
         fx.begin_block(&regs);
         let header = fx.b.create_block();

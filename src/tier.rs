@@ -1,0 +1,155 @@
+//! `auto` tiering, block by block: waves run in the interpreter (or in the compiled code of the blocks already
+//! hot, which hands every other block to the interpreter), counting how often each block starts. A block that
+//! has started `threshold` times joins the hot set, and the kernel is compiled anew with every hot block;
+//! the new code replaces the old for chunks that start afterwards (chunks already running keep theirs).
+//! One thread compiles at a time; the others go on running meanwhile.
+
+use lanejit_interp::Code;
+use lanejit_jit::CompiledKernel;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+/// Times a block must start before `auto` compiles it.
+pub const AUTO_HOT_BLOCK: u32 = 64;
+
+/// `AUTO_HOT_BLOCK`, or `LANEJIT_AUTO_HOT` when set (to watch tiering on small programs).
+fn default_threshold() -> u32 {
+    std::env::var("LANEJIT_AUTO_HOT").ok().and_then(|s| s.parse().ok()).unwrap_or(AUTO_HOT_BLOCK)
+}
+
+pub struct Tiers {
+    /// Word indices of block starts.
+    starts: Vec<usize>,
+    /// Starts counted per block (indexed like `starts`).
+    heat: Vec<AtomicU32>,
+    threshold: AtomicU32,
+    /// Blocks that have reached the threshold, and how many of them the current code compiles: while the
+    /// first is larger, every chunk's end tries to compile (one thread at a time).
+    crossed: AtomicUsize,
+    compiled: AtomicUsize,
+    compiling: AtomicBool,
+    state: Mutex<TierState>,
+}
+
+#[derive(Default)]
+struct TierState {
+    /// Per code word: the block starting there is in the compiled set.
+    hot: Vec<bool>,
+    current: Option<Arc<CompiledKernel>>,
+    /// Compilation failed once: stay on the interpreter (the error is the JIT's to report under `--engine jit`).
+    failed: bool,
+}
+
+thread_local! {
+    /// Per-thread instruction counts of the chunk being run (reused: allocated once per thread and kernel size).
+    static HITS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Tiers {
+    pub fn new(code: &Code) -> Tiers {
+        let starts: Vec<usize> = lanejit_jit::block_starts(code).iter().map(|&pc| (pc / 4) as usize).collect();
+        Tiers {
+            heat: starts.iter().map(|_| AtomicU32::new(0)).collect(),
+            starts,
+            threshold: AtomicU32::new(default_threshold()),
+            crossed: AtomicUsize::new(0),
+            compiled: AtomicUsize::new(0),
+            compiling: AtomicBool::new(false),
+            state: Mutex::new(TierState { hot: vec![false; code.words.len()], ..TierState::default() }),
+        }
+    }
+
+    /// Forgets all counts and compiled code; blocks are compiled after `threshold` starts (0: every block
+    /// before the first chunk runs; `u32::MAX`: never).
+    pub fn reset(&self, threshold: u32) {
+        let mut st = self.state.lock().expect("tier state");
+        st.hot.iter_mut().for_each(|h| *h = false);
+        st.current = None;
+        st.failed = false;
+        self.heat.iter().for_each(|h| h.store(0, Relaxed));
+        self.crossed.store(0, Relaxed);
+        self.compiled.store(0, Relaxed);
+        self.threshold.store(threshold, Relaxed);
+    }
+
+    /// A threshold of 0: the whole kernel is compiled up front (the caller uses `Kernel::compiled`).
+    pub fn compiles_everything(&self) -> bool {
+        self.threshold.load(Relaxed) == 0
+    }
+
+    /// The newest compiled code, if any block is compiled.
+    pub fn current(&self) -> Option<Arc<CompiledKernel>> {
+        self.state.lock().expect("tier state").current.clone()
+    }
+
+    /// Runs `f` with a zeroed per-word count buffer, then adds the counts at block starts to the heat and
+    /// compiles the blocks that became hot.
+    pub fn profiled<R>(&self, code: &Code, f: impl FnOnce(&mut [u32]) -> R) -> R {
+        HITS.with(|cell| {
+            let mut hits = cell.borrow_mut();
+            if hits.len() != code.words.len() {
+                *hits = vec![0; code.words.len()];
+            }
+            let r = f(&mut hits);
+            let threshold = self.threshold.load(Relaxed);
+            for (i, &w) in self.starts.iter().enumerate() {
+                let n = hits[w];
+                if n > 0 {
+                    let before = self.heat[i].fetch_add(n, Relaxed);
+                    if before < threshold && before.saturating_add(n) >= threshold {
+                        self.crossed.fetch_add(1, Relaxed);
+                    }
+                }
+            }
+            hits.fill(0);
+            if self.crossed.load(Relaxed) > self.compiled.load(Relaxed) {
+                self.compile_hot(code, threshold);
+            }
+            r
+        })
+    }
+
+    fn compile_hot(&self, code: &Code, threshold: u32) {
+        let mut hot = vec![false; code.words.len()];
+        // Blocks already warm (an eighth of the way) join too: they are likely to become hot soon, and each
+        // recompilation costs as much as the whole hot set.
+        let warm = (threshold / 8).max(1);
+        for (i, &w) in self.starts.iter().enumerate() {
+            hot[w] = self.heat[i].load(Relaxed) >= warm;
+        }
+        self.compile(code, hot);
+    }
+
+    /// Compiles `hot` unless another thread is compiling (a later chunk's end tries again) or it is the set
+    /// compiled already.
+    fn compile(&self, code: &Code, hot: Vec<bool>) {
+        if self.compiling.swap(true, Relaxed) {
+            return;
+        }
+        let same = {
+            let st = self.state.lock().expect("tier state");
+            st.failed || st.hot == hot && st.current.is_some()
+        };
+        if !same {
+            if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
+                let pcs: Vec<String> = (0..hot.len()).filter(|&i| hot[i]).map(|i| format!("{:#x}", 4 * i)).collect();
+                eprintln!("auto: compiling blocks at {}", pcs.join(" "));
+            }
+            let result = lanejit_jit::compile_blocks(code, Some(&hot));
+            let mut st = self.state.lock().expect("tier state");
+            match result {
+                Ok(ck) => {
+                    self.compiled.store(hot.iter().filter(|&&h| h).count(), Relaxed);
+                    st.current = Some(Arc::new(ck));
+                    st.hot = hot;
+                }
+                Err(_) => {
+                    st.failed = true;
+                    self.compiled.store(usize::MAX, Relaxed);
+                }
+            }
+        }
+        self.compiling.store(false, Relaxed);
+    }
+}
