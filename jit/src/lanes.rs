@@ -54,12 +54,14 @@ impl Fx<'_> {
     /// out[l] = src[idx[l] & 31] with run-time indices: spill `src` to a stack slot and load each lane.
     pub fn gather(&mut self, src: Vec32, idx: Vec32) -> Vec32 {
         let addr = self.spill(src);
+        // Mutant 12: the index is masked to half a wave (& 15), so sources in the upper half are never read.
+        let mask = if crate::mutants::active(12) { LANES as i64 / 2 - 1 } else { LANES as i64 - 1 };
         std::array::from_fn(|k| {
             let mut out = self.b.ins().iconst(I32, 0);
             let mut v = self.b.ins().splat(I32X4, out);
             for j in 0..PER {
                 let i = self.b.ins().extractlane(idx[k], j as u8);
-                let i = self.b.ins().band_imm_u(i, LANES as i64 - 1);
+                let i = self.b.ins().band_imm_u(i, mask);
                 out = self.load_lane(addr, i);
                 v = self.b.ins().insertlane(v, out, j as u8);
             }
@@ -142,7 +144,8 @@ impl Fx<'_> {
             let v = self.b.ins().iadd(v, s2);
             let c = self.b.ins().splat(I32X4, carry);
             out[k] = self.b.ins().iadd(v, c);
-            carry = self.b.ins().extractlane(out[k], 3);
+            // Mutant 14: the carry into the next vector is taken from lane 2 instead of the last lane 3.
+            carry = self.b.ins().extractlane(out[k], if crate::mutants::active(14) { 2 } else { 3 });
         }
         out
     }

@@ -36,5 +36,48 @@ pub fn current() -> Option<u32> {
     }
 }
 
-/// `(id, where, what)` of every planted bug; empty until the lowerings plant them.
-pub const CATALOGUE: &[(u32, &str, &str)] = &[];
+/// `(id, where, what)` of every planted bug. IDs 1..99 are in the lowerings of the ALU, cross-lane, compare
+/// and control groups; 100 and up are reserved for the memory and EXEC-blend lowerings.
+pub const CATALOGUE: &[(u32, &str, &str)] = &[
+    (1, "lower/xlane.rs:up", "shfl.up.vi bound off by one: the lane whose source is lane 0 keeps its own value"),
+    (2, "lower/xlane.rs:down", "shfl.down.vi wraps around the wave instead of keeping the lane's own value"),
+    (3, "lower/xlane.rs:shift_dynamic", "shfl.up/down (.vu and per-lane) truncate the delta to 5 bits"),
+    (4, "lower/xlane.rs:shift_dynamic", "shfl.down bound off by one: lane + delta = 32 reads lane 0"),
+    (5, "lower/xlane.rs:readfirst", "readfirst reads lane 0 instead of the lowest active lane"),
+    (6, "lower/xlane.rs:lower", "xred.min.i32 identity 0 instead of INT_MAX for inactive lanes"),
+    (7, "lower/xlane.rs:lower", "xred.max.u32 identity all-ones (min's) instead of 0"),
+    (8, "lower/xlane.rs:lower", "xscan.add.u32 exclusive instead of inclusive"),
+    (9, "lower/xlane.rs:lower", "ballot ignores EXEC (inactive lanes are counted)"),
+    (10, "lower/xlane.rs:lower", "quad.swizzle selector fields read in reverse order"),
+    (11, "lower/xlane.rs:lower", "vote.all compares with all 32 lanes instead of EXEC"),
+    (12, "lanes.rs:gather", "dynamic shuffle index masked to 15 instead of 31"),
+    (13, "lower/xlane.rs:reduce", "xred.* leave out the last vector (lanes 28..31)"),
+    (14, "lanes.rs:prefix_sum", "xscan carry into the next vector taken from lane 2 instead of lane 3"),
+    (15, "lower/vint/shift.rs:by_scalar", "v.shl/shr/sra.vu amount not masked to 5 bits (counts >= 32 saturate)"),
+    (16, "lower/vint.rs:lower", "v.sub operands swapped (s2 - s1)"),
+    (17, "lower/vint/shift.rs:bfe_scalar", "v.bfe.s.vu/.k drop the sign extension of the field"),
+    (18, "lower/vint/mul.rs:hi_slice", "signed mulhi/mad.hi multiply zero-extended operands"),
+    (19, "lower/vint.rs:lower", "v.min.u compares signed"),
+    (20, "lower/vint/lop3.rs:slice", "v.lop3 truth-table halves swapped (s1 = 0 and s1 = 1 exchanged)"),
+    (21, "lower/vint/prmt.rs:slice", "v.prmt ignores selector bit 3 (sign replication)"),
+    (22, "lower/vint.rs:cndmask", "v.cndmask writes lanes outside EXEC"),
+    (23, "lower/vint.rs:lower", "v.sext.b sign-extends from bit 15 instead of bit 7"),
+    (24, "lower/vint/wide.rs:add64", "64-bit lane add: carry detected with a signed compare"),
+    (25, "lower/cmp.rs:lower", "cmp.lt.i32 compares unsigned"),
+    (26, "lower/cmp.rs:lower", "cmp.le.i32.vi lowered as lt (wrong condition code)"),
+    (27, "lower/cmp.rs:set_mask", "integer compare masks not ANDed with EXEC"),
+    (28, "lower/uniform.rs:div", "u.div/u.div.u by zero give 0 instead of all ones"),
+    (29, "lower/uniform/pair.rs:shift", "u.shl/shr.u64 amount masked to 5 bits instead of 6"),
+    (30, "lower/uniform.rs:exec_save", "exec.*.save/exec.elect write the new EXEC to rd instead of the old one"),
+    (31, "lower/uniform.rs:lower", "exec.andn.save computes m & !EXEC instead of EXEC & !m"),
+    (32, "lower/uniform.rs:lower", "u.sra.i shifts logically"),
+    (33, "lower/ctrl.rs:lower", "b.ge branches on > 0 instead of >= 0"),
+    (34, "lower/ctrl.rs:jump", "jal links its own pc instead of the next instruction's"),
+    (35, "lower/ctrl.rs:lower", "b.lt compares unsigned (never taken)"),
+    (36, "lower/vfloat/ops32.rs:min_max", "f.min/max.f32 propagate NaN (Cranelift fmin/fmax) instead of minimumNumber"),
+    (37, "lower/vfloat/ops32.rs:Mods::src", "neg modifier honoured for source 1 only"),
+    (38, "lower/vfloat/ops32.rs:saturate", "sat clamps only at 1.0 (negatives, -0 and NaN pass)"),
+    (39, "lower/vfloat/ops32.rs:to_int", "f.cvt.u32.f32 converts through the signed saturating conversion"),
+    (40, "lower/vfloat/ops64.rs:pair", "f64 neg/abs modifiers act on bit 31 of the low word, not the sign"),
+    (41, "lower/vfloat/ops64.rs:from_int", "f.cvt.f64.i32 does not subtract the 2^31 bias"),
+];

@@ -40,11 +40,14 @@ pub struct Options {
     pub gen: GenConfig,
     /// Difference kinds to ignore (see `oracle::Ignore`).
     pub ignore: Vec<String>,
+    /// Stop once this many findings are in (checked after each batch, so every program before the last
+    /// finding has run and the first findings by seed do not depend on thread timing).
+    pub stop_after: Option<usize>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { seed: 0, count: Some(1000), time: None, seeds: None, jobs: None, shrink: true, shrink_evals: 2000, max_shrinks: 16, progress: false, gen: GenConfig::default(), ignore: Vec::new() }
+        Options { seed: 0, count: Some(1000), time: None, seeds: None, jobs: None, shrink: true, shrink_evals: 2000, max_shrinks: 16, progress: false, gen: GenConfig::default(), ignore: Vec::new(), stop_after: None }
     }
 }
 
@@ -53,6 +56,8 @@ impl Default for Options {
 pub struct Finding {
     /// The program with the initial state that made it diverge.
     pub case: Case,
+    /// Position of the program in the run (0-based): `index + 1` programs ran up to and including it.
+    pub index: u64,
     /// Which of the program's states, and how `auto` ran.
     pub state: usize,
     pub mode: AutoMode,
@@ -93,7 +98,7 @@ enum Outcome {
 }
 
 /// Runs one seed: generate, render, compile once, compare from every state until one diverges.
-fn run_seed(seed: u64, opts: &Options, cov: &mut Coverage) -> (u64, Outcome) {
+fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage) -> (u64, Outcome) {
     let (prog, states) = generate_states(seed, &opts.gen);
     let program = match prog.render() {
         Ok(p) => p,
@@ -108,7 +113,7 @@ fn run_seed(seed: u64, opts: &Options, cov: &mut Coverage) -> (u64, Outcome) {
             Err(e) => return (i as u64 + 1, Outcome::Error(format!("interp: {e}"))),
         };
         let case = Case { seed, prog, init };
-        return (i as u64 + 1, Outcome::Fail(Box::new(Finding { case, state: i, mode, div, shrunk: None })));
+        return (i as u64 + 1, Outcome::Fail(Box::new(Finding { case, index, state: i, mode, div, shrunk: None })));
     }
     (opts.gen.states.max(1) as u64, Outcome::Pass)
 }
@@ -148,7 +153,7 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
             (next..end).into_par_iter()
                 .fold(|| (Coverage::default(), 0, Vec::new()), |(mut cov, mut cases, mut out), k| {
                     let s = seeds(k);
-                    let (n, o) = run_seed(s, opts, &mut cov);
+                    let (n, o) = run_seed(k, s, opts, &mut cov);
                     cases += n;
                     if !matches!(o, Outcome::Pass) {
                         out.push((s, o));
@@ -171,6 +176,9 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
         }
         next = end;
         sum.elapsed = t0.elapsed();
+        if opts.stop_after.is_some_and(|n| sum.findings.len() >= n) {
+            break;
+        }
         if opts.progress && last_progress.elapsed() >= Duration::from_millis(500) {
             last_progress = Instant::now();
             eprint!("\r[fuzz] {}   ", sum.line());

@@ -56,6 +56,9 @@ pub struct FuzzArgs {
     /// Report divergences without shrinking them.
     #[arg(long)]
     pub no_shrink: bool,
+    /// Stop after the batch in which N divergences have been found (every earlier program has run).
+    #[arg(long)]
+    pub stop_after: Option<usize>,
     /// Compile planted JIT bug ID into every kernel (sensitivity measurement; see jit/src/mutants.rs).
     #[arg(long)]
     pub mutant: Option<u32>,
@@ -122,6 +125,7 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         shrink: !a.no_shrink,
         progress: true,
         ignore: a.ignore.clone(),
+        stop_after: a.stop_after,
         gen: GenConfig { max_len: a.size, states: a.states },
         ..Options::default()
     };

@@ -252,6 +252,24 @@ impl GenProgram {
     /// The kernel: main, tail, functions (each ending in `jr link, 0`). Fails only if an operand does not fit
     /// its field, which the generator and shrinker never produce (kept as an error rather than a panic).
     pub fn render(&self) -> Result<Program, String> {
+        let e = self.layout();
+        let mut words = Vec::with_capacity(e.pc as usize / 4);
+        for o in &e.ops {
+            encode_values(o.info(), &o.vals)?.push_to(&mut words);
+        }
+        let labels = e.names.iter().filter_map(|(n, &l)| e.labels[l].map(|pc| (n.clone(), pc))).collect();
+        let meta = KernelMeta { name: "fuzz".into(), shared_bytes: self.shared, private_bytes: self.private, ..KernelMeta::default() };
+        Ok(Program { words, labels, meta })
+    }
+
+    /// Instructions in the rendered kernel: the plain ones plus everything the structures, calls, the tail and
+    /// the function returns emit (what a reproducer's reader sees).
+    pub fn insn_count(&self) -> usize {
+        self.layout().ops.len()
+    }
+
+    /// Every instruction of the kernel in order, with labels resolved.
+    fn layout(&self) -> Emitter {
         let mut e = Emitter { ops: Vec::new(), pcs: Vec::new(), pc: 0, labels: Vec::new(), names: BTreeMap::new(), fixups: Vec::new() };
         let funcs: Vec<usize> = (0..self.funcs.len()).map(|i| e.named(format!("func{i}"))).collect();
         e.nodes(&self.main, &funcs);
@@ -267,13 +285,7 @@ impl GenProgram {
             let target = e.labels[f.label].unwrap_or(e.pc) as i64 + f.bias;
             e.ops[f.at].vals[f.operand] = target - e.pcs[f.at] as i64;
         }
-        let mut words = Vec::with_capacity(e.pc as usize / 4);
-        for o in &e.ops {
-            encode_values(o.info(), &o.vals)?.push_to(&mut words);
-        }
-        let labels = e.names.iter().filter_map(|(n, &l)| e.labels[l].map(|pc| (n.clone(), pc))).collect();
-        let meta = KernelMeta { name: "fuzz".into(), shared_bytes: self.shared, private_bytes: self.private, ..KernelMeta::default() };
-        Ok(Program { words, labels, meta })
+        e
     }
 
     /// Number of plain instructions (the shrinker's measure of size).

@@ -1,6 +1,8 @@
-//! Delta debugging of a failing case: delete chunks of nodes (halving the chunk size), inline structures,
-//! drop functions, then move operands, immediates and the initial state toward simpler values, keeping each
-//! change only while the case still fails. Works on the program tree, so every candidate is a valid,
+//! Delta debugging of a failing case: delete chunks of nodes (halving the chunk size), inline structures (a
+//! leading if/else becomes its body with the lanes it ran in moved into the initial EXEC), strip what
+//! structures add (empty else, the skip over an empty branch, extra loop trips), drop functions, then move
+//! operands, immediates and the initial state toward simpler values, keeping each change only while the case
+//! still fails. Works on the program tree, so every candidate is a valid,
 //! terminating program.
 
 use super::prog::{ids, op, GenProgram, Node};
@@ -98,6 +100,8 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
             let before = (self.prog.clone(), self.init.clone());
             self.delete_nodes();
             self.inline_structures();
+            self.exec_into_state();
+            self.simplify_structures();
             self.drop_functions();
             self.simplify_tail();
             self.simplify_operands();
@@ -149,6 +153,49 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
                     l.splice(i..i + 1, inner);
                     true
                 });
+            }
+        }
+    }
+
+    /// A leading if/else becomes straight code: its then (else) body, with the initial EXEC narrowed to the lanes
+    /// that ran it (EXEC & u[mask], or EXEC & !u[mask]). A bug that needs a partial EXEC otherwise keeps the
+    /// structure's save, skip and restore instructions around the one instruction that matters.
+    fn exec_into_state(&mut self) {
+        for take_else in [false, true] {
+            self.attempt(|p, s| {
+                let Some(Node::If { mask, then, els, .. }) = p.main.first() else { return false };
+                let m = s.u.get(&mask.to_string()).copied().unwrap_or(0);
+                let exec = s.exec.unwrap_or(u32::MAX);
+                let (body, lanes) = match (take_else, els) {
+                    (false, _) => (then.clone(), exec & m),
+                    (true, Some(e)) => (e.clone(), exec & !m),
+                    (true, None) => return false,
+                };
+                p.main.splice(0..1, body);
+                s.exec = Some(lanes);
+                true
+            });
+        }
+    }
+
+    /// Drops what a structure adds around its bodies: an empty else, the `j.execz` over an empty branch, loop
+    /// trips beyond the first.
+    fn simplify_structures(&mut self) {
+        for lp in all_lists(&self.prog).into_iter().rev() {
+            let len = list_mut(&mut self.prog, &lp).map_or(0, |l| l.len());
+            for i in 0..len {
+                for edit in 0..3 {
+                    let lp2 = lp.clone();
+                    self.attempt(|p, _| {
+                        let Some(n) = list_mut(p, &lp2).and_then(|l| l.get_mut(i)) else { return false };
+                        match (n, edit) {
+                            (Node::If { els, .. }, 0) if els.as_ref().is_some_and(|e| e.is_empty()) => { *els = None; true }
+                            (Node::If { skip_empty, .. }, 1) if *skip_empty => { *skip_empty = false; true }
+                            (Node::Loop { count, .. }, 2) if *count > 1 => { *count = 1; true }
+                            _ => false,
+                        }
+                    });
+                }
             }
         }
     }

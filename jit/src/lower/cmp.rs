@@ -8,6 +8,7 @@
 
 use super::Lowered;
 use crate::fx::{Fx, Vec32};
+use crate::mutants::active;
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, Value};
 use lanejit_isa::{CmpInsn, UReg, VReg};
 
@@ -17,7 +18,8 @@ pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
     match *i {
         CmpEqI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Equal),
         CmpNeI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, NotEqual),
-        CmpLtI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, SignedLessThan),
+        // Mutant 25: the signed compare lowered as unsigned.
+        CmpLtI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, if active(25) { UnsignedLessThan } else { SignedLessThan }),
         CmpLeI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, SignedLessThanOrEqual),
         CmpGtI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, SignedGreaterThan),
         CmpGeI32 { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, SignedGreaterThanOrEqual),
@@ -39,7 +41,8 @@ pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
         CmpEqI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, Equal),
         CmpNeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, NotEqual),
         CmpLtI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedLessThan),
-        CmpLeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedLessThanOrEqual),
+        // Mutant 26: wrong condition code, le lowered as lt.
+        CmpLeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, if active(26) { SignedLessThan } else { SignedLessThanOrEqual }),
         CmpGtI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedGreaterThan),
         CmpGeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedGreaterThanOrEqual),
         CmpLtU32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm, UnsignedLessThan),
@@ -64,7 +67,8 @@ pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
 /// U[rd] = the lanes in EXEC where the -1/0 masks `m` are set.
 fn set_mask(fx: &mut Fx, rd: UReg, m: Vec32) -> Lowered {
     let bits = fx.sign_bits(m);
-    let bits = fx.and_exec(bits);
+    // Mutant 27: the mask is not ANDed with EXEC, so inactive lanes report their compare.
+    let bits = if active(27) { bits } else { fx.and_exec(bits) };
     fx.set_u(rd, bits);
     Lowered::Native
 }

@@ -4,6 +4,7 @@
 
 use super::{Lowered, Site};
 use crate::fx::Fx;
+use crate::mutants::active;
 use crate::runtime::Exit;
 use cranelift_codegen::ir::{condcodes::IntCC, InstBuilder};
 use lanejit_isa::{CtrlInsn, UReg};
@@ -17,8 +18,10 @@ pub fn lower(fx: &mut Fx, i: &CtrlInsn, site: &Site) -> Lowered {
         Jal { rd, imm } => jump(fx, site, imm, Some(rd)),
         BZ { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::Equal),
         BNz { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::NotEqual),
-        BLt { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::SignedLessThan),
-        BGe { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::SignedGreaterThanOrEqual),
+        // Mutant 35: b.lt compares unsigned (x < 0 unsigned never holds, so the branch is never taken).
+        BLt { rs1, imm } => on_uniform(fx, site, rs1, imm, if active(35) { IntCC::UnsignedLessThan } else { IntCC::SignedLessThan }),
+        // Mutant 33: b.ge branches on x > 0, so a counter reaching 0 leaves a count-down loop one trip early.
+        BGe { rs1, imm } => on_uniform(fx, site, rs1, imm, if active(33) { IntCC::SignedGreaterThan } else { IntCC::SignedGreaterThanOrEqual }),
         End => leave(fx, site, Exit::End, site.pc),
         Barrier => leave(fx, site, Exit::Barrier, site.next_pc()),
         Jr { .. } | Jalr { .. } | Trap { .. } | Brk => interpret(fx, site),
@@ -48,7 +51,9 @@ fn interpret(fx: &mut Fx, site: &Site) -> Lowered {
 fn jump(fx: &mut Fx, site: &Site, imm: i32, link: Option<UReg>) -> Lowered {
     let Some(t) = target(site, imm) else { return interpret(fx, site) };
     if let Some(rd) = link {
-        let ret = fx.b.ins().iconst(cranelift_codegen::ir::types::I32, site.next_pc() as i64);
+        // Mutant 34: the link is the jal's own pc, not the next instruction's (the return re-runs the call).
+        let ret_pc = if active(34) { site.pc } else { site.next_pc() };
+        let ret = fx.b.ins().iconst(cranelift_codegen::ir::types::I32, ret_pc as i64);
         fx.set_u(rd, ret);
     }
     fx.count(site.block_len);

@@ -12,6 +12,7 @@ mod pair;
 use super::vint::ops::Bin::{self, *};
 use super::Lowered;
 use crate::fx::Fx;
+use crate::mutants::active;
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 use lanejit_isa::{UReg, UniformInsn};
@@ -67,7 +68,8 @@ pub fn lower(fx: &mut Fx, i: &UniformInsn) -> Lowered {
         UXorI { rd, rs1, imm } => rk(fx, rd, rs1, imm as u32, Xor),
         UShlI { rd, rs1, imm } => rk_f(fx, rd, rs1, imm, |b, x, n| shift(b, x, n, 0)),
         UShrI { rd, rs1, imm } => rk_f(fx, rd, rs1, imm, |b, x, n| shift(b, x, n, 1)),
-        USraI { rd, rs1, imm } => rk_f(fx, rd, rs1, imm, |b, x, n| shift(b, x, n, 2)),
+        // Mutant 32: the arithmetic right shift lowered as a logical one.
+        USraI { rd, rs1, imm } => rk_f(fx, rd, rs1, imm, if active(32) { |b, x, n| shift(b, x, n, 1) } else { |b, x, n| shift(b, x, n, 2) }),
         USeqI { rd, rs1, imm } => set_rk(fx, rd, rs1, imm as u32, Equal),
         USneI { rd, rs1, imm } => set_rk(fx, rd, rs1, imm as u32, NotEqual),
         USltI { rd, rs1, imm } => set_rk(fx, rd, rs1, imm as u32, SignedLessThan),
@@ -128,6 +130,8 @@ pub fn lower(fx: &mut Fx, i: &UniformInsn) -> Lowered {
             set_exec(fx, m)
         }
         ExecAndSave { rd, rs1 } => exec_save(fx, rd, Some(rs1), |b, old, m| b.ins().band(old, m)),
+        // Mutant 31: andn's operands swapped: EXEC = m & !old instead of old & !m.
+        ExecAndnSave { rd, rs1 } if active(31) => exec_save(fx, rd, Some(rs1), |b, old, m| b.ins().band_not(m, old)),
         ExecAndnSave { rd, rs1 } => exec_save(fx, rd, Some(rs1), |b, old, m| b.ins().band_not(old, m)),
         ExecOrSave { rd, rs1 } => exec_save(fx, rd, Some(rs1), |b, old, m| b.ins().bor(old, m)),
         ExecWqm => {
@@ -280,7 +284,8 @@ fn div(fx: &mut Fx, rd: UReg, rs1: UReg, rs2: UReg, signed: bool, rem: bool) -> 
         (true, true) => b.ins().srem(a, safe),
         (false, true) => b.ins().urem(a, safe),
     };
-    let on_zero = if rem { a } else { b.ins().iconst(I32, 0xffff_ffff) };
+    // Mutant 28: a zero divisor gives quotient 0 (AArch64 udiv/sdiv) instead of all ones.
+    let on_zero = if rem { a } else { b.ins().iconst(I32, if active(28) { 0 } else { 0xffff_ffff }) };
     let r = b.ins().select(zero, on_zero, q);
     set(fx, rd, r)
 }
@@ -298,6 +303,7 @@ fn exec_save(fx: &mut Fx, rd: UReg, rs1: Option<UReg>, next: F2) -> Lowered {
         None => old,
     };
     let new = next(&mut fx.b, old, m);
-    fx.set_u(rd, old);
+    // Mutant 30: rd receives the new EXEC instead of the saved old one, so the restore at the join is wrong.
+    fx.set_u(rd, if active(30) { new } else { old });
     set_exec(fx, new)
 }

@@ -15,6 +15,7 @@ mod wide;
 
 use super::Lowered;
 use crate::fx::{Fx, Vec32};
+use crate::mutants::active;
 use cranelift_codegen::ir::{types::*, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 use lanejit_isa::{UReg, VReg, VintInsn};
@@ -26,7 +27,8 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
     match *i {
         // --- R, opcode 0x10
         VAdd { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Add),
-        VSub { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Sub),
+        // Mutant 16: operands swapped (s2 - s1).
+        VSub { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, if active(16) { Rsub } else { Sub }),
         VMul { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Mul),
         VAnd { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, And),
         VOr { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Or),
@@ -43,7 +45,8 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         // --- R, opcode 0x12
         VMin { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Min),
         VMax { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Max),
-        VMinU { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, MinU),
+        // Mutant 19: the unsigned minimum compares signed.
+        VMinU { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, if active(19) { Min } else { MinU }),
         VMaxU { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, MaxU),
         VAbsdiff { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, Absdiff),
         VAbsdiffU { rd, rs1, rs2 } => vv(fx, rd, rs1, rs2, AbsdiffU),
@@ -96,7 +99,11 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         VClz { rd, rs1 } => bits::un(fx, rd, rs1, bits::clz),
         VCtz { rd, rs1 } => bits::un(fx, rd, rs1, bits::ctz),
         VBrev { rd, rs1 } => bits::un(fx, rd, rs1, bits::brev),
-        VSextB { rd, rs1 } => un(fx, rd, rs1, |fx, x| sext(&mut fx.b, x, 24)),
+        // Mutant 23: sext.b extends from bit 15 (sext.h's shift), not from bit 7.
+        VSextB { rd, rs1 } => {
+            let sh = if active(23) { 16 } else { 24 };
+            un(fx, rd, rs1, move |fx, x| sext(&mut fx.b, x, sh))
+        }
         VSextH { rd, rs1 } => un(fx, rd, rs1, |fx, x| sext(&mut fx.b, x, 16)),
         VZextB { rd, rs1 } => vk(fx, rd, rs1, 0xff, And),
         VZextH { rd, rs1 } => vk(fx, rd, rs1, 0xffff, And),
@@ -207,7 +214,8 @@ fn bfe_k(fx: &mut Fx, rd: VReg, rs1: VReg, k: u32, signed: bool) -> Lowered {
 fn cndmask(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg) -> Lowered {
     let s = fx.v(rs1);
     let u = fx.u(rs2);
-    let mask = fx.and_exec(u);
+    // Mutant 22: the select mask is used as is, so inactive lanes whose bit is set are written too.
+    let mask = if active(22) { u } else { fx.and_exec(u) };
     fx.set_v_lanes(rd, s, mask);
     Lowered::Native
 }

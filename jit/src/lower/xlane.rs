@@ -4,6 +4,7 @@
 
 use super::Lowered;
 use crate::fx::{Fx, Vec32};
+use crate::mutants::active;
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, Value};
 use lanejit_isa::{UReg, VReg, XlaneInsn, LANES};
 
@@ -17,6 +18,8 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
         ShflXorVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| l ^ (imm as u32 & LANE_MASK) as usize),
         ShflRotVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| (l as i64 + imm as i64) as usize & LANE_MASK as usize),
         ShflBcastVi { rd, rs1, imm } => fixed(fx, rd, rs1, |_| (imm as u32 & LANE_MASK) as usize),
+        // Mutant 10: the 2-bit selector fields read from the top of imm down (quad lane 0 takes imm[7:6]).
+        QuadSwizzle { rd, rs1, imm } if active(10) => fixed(fx, rd, rs1, |l| (l & !3) | (imm as usize >> (6 - 2 * (l & 3)) & 3)),
         QuadSwizzle { rd, rs1, imm } => fixed(fx, rd, rs1, |l| (l & !3) | (imm as usize >> (2 * (l & 3)) & 3)),
         ShflIdx { rd, rs1, rs2 } => {
             let idx = fx.v(rs2);
@@ -89,11 +92,19 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
             let s = fx.v(rs1);
             let x = fx.active_or(s, 0);
             let sum = fx.prefix_sum(x);
+            // Mutant 8: an exclusive scan (each lane's own value left out).
+            let sum = if active(8) { fx.map2(sum, x, |b, p, v| b.ins().isub(p, v)) } else { sum };
             fx.set_v(rd, sum);
             Lowered::Native
         }
         Ballot { rd, rs1 } => {
-            let m = active_nonzero(fx, rs1);
+            // Mutant 9: the ballot counts inactive lanes too (EXEC not applied).
+            let m = if active(9) {
+                let s = fx.v(rs1);
+                fx.nonzero_mask(s)
+            } else {
+                active_nonzero(fx, rs1)
+            };
             fx.set_u(rd, m);
             Lowered::Native
         }
@@ -104,15 +115,25 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
         }
         VoteAll { rd, rs1 } => {
             let (m, e) = (active_nonzero(fx, rs1), fx.exec_val());
+            // Mutant 11: vote.all asks for all 32 lanes instead of all active lanes.
+            let e = if active(11) { fx.b.ins().iconst(I32, -1) } else { e };
             let r = fx.b.ins().icmp(IntCC::Equal, m, e);
             set_bool(fx, rd, r)
         }
         VoteEq { rd, rs1 } => vote_eq(fx, rd, rs1),
         XredAddU32 { rd, rs1 } => reduce(fx, rd, rs1, 0, |f, a, b| f.b.ins().iadd(a, b)),
-        XredMinI32 { rd, rs1 } => reduce(fx, rd, rs1, i32::MAX as u32, |f, a, b| f.b.ins().smin(a, b)),
+        // Mutant 6: min.i32 reduces inactive lanes as 0 (a zeroed accumulator) instead of INT_MAX.
+        XredMinI32 { rd, rs1 } => {
+            let identity = if active(6) { 0 } else { i32::MAX as u32 };
+            reduce(fx, rd, rs1, identity, |f, a, b| f.b.ins().smin(a, b))
+        }
         XredMaxI32 { rd, rs1 } => reduce(fx, rd, rs1, i32::MIN as u32, |f, a, b| f.b.ins().smax(a, b)),
         XredMinU32 { rd, rs1 } => reduce(fx, rd, rs1, u32::MAX, |f, a, b| f.b.ins().umin(a, b)),
-        XredMaxU32 { rd, rs1 } => reduce(fx, rd, rs1, 0, |f, a, b| f.b.ins().umax(a, b)),
+        // Mutant 7: max.u32 takes min.u32's identity (all ones), which wins every partial-EXEC reduction.
+        XredMaxU32 { rd, rs1 } => {
+            let identity = if active(7) { u32::MAX } else { 0 };
+            reduce(fx, rd, rs1, identity, |f, a, b| f.b.ins().umax(a, b))
+        }
         XredAndB32 { rd, rs1 } => reduce(fx, rd, rs1, u32::MAX, |f, a, b| f.b.ins().band(a, b)),
         XredOrB32 { rd, rs1 } => reduce(fx, rd, rs1, 0, |f, a, b| f.b.ins().bor(a, b)),
         XredXorB32 { rd, rs1 } => reduce(fx, rd, rs1, 0, |f, a, b| f.b.ins().bxor(a, b)),
@@ -121,11 +142,17 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
 
 /// shfl.up source lane: delta above the lane keeps the lane's own value.
 fn up(lane: usize, delta: u32) -> usize {
-    if delta as usize <= lane { lane - delta as usize } else { lane }
+    // Mutant 1: off-by-one bound, the lane whose source is exactly lane 0 keeps its own value.
+    let reaches = if active(1) { (delta as usize) < lane } else { delta as usize <= lane };
+    if reaches { lane - delta as usize } else { lane }
 }
 
 /// shfl.down source lane: lane + delta beyond the wave keeps the lane's own value.
 fn down(lane: usize, delta: u32) -> usize {
+    // Mutant 2: the source wraps around the wave (a rotation) instead of falling back to the lane itself.
+    if active(2) {
+        return (lane + delta as usize) & LANE_MASK as usize;
+    }
     if lane + (delta as usize) < LANES { lane + delta as usize } else { lane }
 }
 
@@ -149,12 +176,21 @@ fn dynamic(fx: &mut Fx, rd: VReg, rs1: VReg, idx: Vec32) -> Lowered {
 fn shift_dynamic(fx: &mut Fx, rd: VReg, rs1: VReg, delta: Vec32, down: bool) -> Lowered {
     let ids = fx.lane_ids();
     let lanes = fx.splat_const(LANES as u32);
+    // Mutant 3: the delta is truncated to 5 bits (the ISA says it is not), so a delta of 33 shifts by 1.
+    let delta = if active(3) {
+        let m = fx.splat_const(LANE_MASK);
+        fx.map2(delta, m, |b, d, m| b.ins().band(d, m))
+    } else {
+        delta
+    };
+    // Mutant 4: shfl.down's bound is off by one: lane + delta = LANES passes and reads lane 0 (index & 31).
+    let down_cc = if active(4) { IntCC::UnsignedLessThanOrEqual } else { IntCC::UnsignedLessThan };
     let idx: Vec32 = std::array::from_fn(|k| {
         let b = &mut fx.b;
         let (valid, j) = if down {
             // j = lane + delta < LANES without wrap  <=>  delta < LANES - lane
             let room = b.ins().isub(lanes[k], ids[k]);
-            (b.ins().icmp(IntCC::UnsignedLessThan, delta[k], room), b.ins().iadd(ids[k], delta[k]))
+            (b.ins().icmp(down_cc, delta[k], room), b.ins().iadd(ids[k], delta[k]))
         } else {
             (b.ins().icmp(IntCC::UnsignedLessThanOrEqual, delta[k], ids[k]), b.ins().isub(ids[k], delta[k]))
         };
@@ -181,7 +217,8 @@ fn first_active(fx: &mut Fx) -> Value {
 
 fn readfirst(fx: &mut Fx, rd: UReg, rs1: VReg) -> Lowered {
     let s = fx.v(rs1);
-    let i = first_active(fx);
+    // Mutant 5: always lane 0, active or not.
+    let i = if active(5) { fx.b.ins().iconst(I32, 0) } else { first_active(fx) };
     let addr = fx.spill(s);
     let x = fx.load_lane(addr, i);
     fx.set_u(rd, x);
@@ -218,7 +255,12 @@ fn vote_eq(fx: &mut Fx, rd: UReg, rs1: VReg) -> Lowered {
 
 fn reduce(fx: &mut Fx, rd: UReg, rs1: VReg, identity: u32, op: impl Fn(&mut Fx, Value, Value) -> Value) -> Lowered {
     let s = fx.v(rs1);
-    let x = fx.active_or(s, identity);
+    let mut x = fx.active_or(s, identity);
+    // Mutant 13: the reduction covers one vector too few (lanes 28..31 are left out). Planted here rather than
+    // in `Fx::fold`, which the memory lowering's bounds check also uses: broken there, the JIT reads host memory.
+    if active(13) {
+        x[x.len() - 1] = fx.splat_const(identity)[0];
+    }
     let r = fx.fold(x, op);
     fx.set_u(rd, r);
     Lowered::Native

@@ -54,7 +54,8 @@ pub fn add_k(fx: &mut Fx, rd: UReg, rs1: UReg, k: u32) -> Lowered {
 pub fn shift(fx: &mut Fx, rd: UReg, rs1: UReg, rs2: UReg, right: bool) -> Lowered {
     let a = get(fx, rs1);
     let n = fx.u(rs2);
-    let n = fx.b.ins().band_imm_u(n, 63);
+    // Mutant 29: the 64-bit shift amount masked to 5 bits (the 32-bit rule) instead of 6.
+    let n = fx.b.ins().band_imm_u(n, if crate::mutants::active(29) { 31 } else { 63 });
     let d = if right { fx.b.ins().ushr(a, n) } else { fx.b.ins().ishl(a, n) };
     put(fx, rd, d)
 }

@@ -71,7 +71,9 @@ impl Mods {
         } else {
             x
         };
-        if self.neg >> i & 1 != 0 {
+        // Mutant 37: only source 1's neg bit is honoured (the bit of source i is not shifted down).
+        let neg = if crate::mutants::active(37) { self.neg & 1 } else { self.neg };
+        if neg >> i & 1 != 0 {
             let k = fx.kvec(SIGN);
             fx.b.ins().bxor(x, k)
         } else {
@@ -106,6 +108,10 @@ fn saturate(fx: &mut Fx, f: Value) -> Value {
     let below = fx.b.ins().fcmp(FloatCC::LessThan, f, of);
     let bits = to_i(fx, f);
     let x = fx.b.ins().bitselect(below, bits, one);
+    // Mutant 38: only the upper clamp: negatives, -0 and NaN pass through sat.
+    if crate::mutants::active(38) {
+        return x;
+    }
     fx.b.ins().bitselect(pos, x, zero)
 }
 
@@ -147,6 +153,11 @@ fn key(fx: &mut Fx, x: Value) -> Value {
 /// IEEE 754-2019 minimumNumber / maximumNumber (not Cranelift's fmin/fmax, which propagate NaN): one NaN
 /// operand gives the other operand bit for bit; two NaNs give a NaN, which `finish` makes canonical.
 fn min_max(fx: &mut Fx, a: Value, b: Value, want_max: bool) -> Value {
+    // Mutant 36: Cranelift's fmin/fmax, which propagate a NaN operand instead of returning the other one.
+    if crate::mutants::active(36) {
+        let (fa, fb) = (to_f(fx, a), to_f(fx, b));
+        return if want_max { fx.b.ins().fmax(fa, fb) } else { fx.b.ins().fmin(fa, fb) };
+    }
     let (ka, kb) = (key(fx, a), key(fx, b));
     let lt = fx.b.ins().icmp(IntCC::SignedLessThan, ka, kb);
     let r = if want_max { fx.b.ins().bitselect(lt, b, a) } else { fx.b.ins().bitselect(lt, a, b) };
@@ -243,6 +254,8 @@ pub fn to_int(fx: &mut Fx, rd: VReg, rs1: VReg, m: Mods, round: Unary, ty: ToInt
         let f = if let Unary::Trunc = round { f } else { round.emit(fx, f) };
         match ty {
             ToInt::I32 => fx.b.ins().fcvt_to_sint_sat(I32X4, f),
+            // Mutant 39: the unsigned conversion through the signed one (2^31 and above saturate to INT_MAX).
+            ToInt::U32 if crate::mutants::active(39) => fx.b.ins().fcvt_to_sint_sat(I32X4, f),
             ToInt::U32 => fx.b.ins().fcvt_to_uint_sat(I32X4, f),
         }
     });

@@ -107,6 +107,10 @@ fn finish(fx: &mut Fx, m: Mods, f: Value) -> Value {
 /// A source pair's (low, high) words with modifier `i` applied to the sign (bit 31 of the high word).
 fn pair(fx: &mut Fx, r: VReg, m: Mods, i: u32) -> (Vec32, Vec32) {
     let (lo, hi) = (fx.v(r), fx.v(VReg(r.0 + 1)));
+    // Mutant 40: the modifiers flip or clear bit 31 of the low word (a mantissa bit) instead of the sign.
+    if crate::mutants::active(40) {
+        return (lo.map(|x| m.src(fx, i, x)), hi);
+    }
     (lo, hi.map(|x| m.src(fx, i, x)))
 }
 
@@ -215,7 +219,8 @@ pub fn from_int(fx: &mut Fx, rd: VReg, rs1: VReg, signed: bool) {
         [u, up].map(|v| {
             let w = fx.b.ins().uwiden_low(v);
             let d = fx.b.ins().fcvt_from_uint(F64X2, w);
-            let d = if signed {
+            // Mutant 41: the signed form flips the sign bit but forgets to subtract 2^31 again.
+            let d = if signed && !crate::mutants::active(41) {
                 let off = f64k(fx, TWO31);
                 fx.b.ins().fsub(d, off)
             } else {

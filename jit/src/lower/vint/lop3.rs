@@ -41,7 +41,8 @@ fn two(fx: &mut Fx, t: u32, y: Value, z: Value) -> Value {
 
 /// One slice: d = lut[(x << 2) | (y << 1) | z] per bit.
 fn slice(fx: &mut Fx, lut: u32, x: Value, y: Value, z: Value) -> Value {
-    let (t1, t0) = ((lut >> 4) & 15, lut & 15);
+    // Mutant 20: the truth table's halves taken in the wrong order (the low nibble read as s1 = 1).
+    let (t1, t0) = if crate::mutants::active(20) { (lut & 15, (lut >> 4) & 15) } else { ((lut >> 4) & 15, lut & 15) };
     if t1 == t0 {
         return two(fx, t0, y, z);
     }

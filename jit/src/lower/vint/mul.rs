@@ -38,6 +38,8 @@ const HIGH_WORDS: [u8; 4] = [1, 3, 5, 7];
 
 /// Bits 63:32 of the products of one slice.
 fn hi_slice(fx: &mut Fx, x: Value, y: Value, signed: bool) -> Value {
+    // Mutant 18: the signed high half is taken from zero-extended operands (sign extension dropped).
+    let signed = signed && !crate::mutants::active(18);
     let (p, q) = products(fx, x, y, signed);
     words(fx, p, q, HIGH_WORDS)
 }

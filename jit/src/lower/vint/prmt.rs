@@ -47,6 +47,10 @@ fn slice(fx: &mut Fx, x: Value, y: Value, s: Value) -> Value {
     let bx = fx.b.ins().swizzle(x8, ix);
     let by = fx.b.ins().swizzle(y8, iy);
     let byte = fx.b.ins().bor(bx, by);
+    // Mutant 21: selector bit 3 (sign replication) ignored: the byte is copied as is.
+    if crate::mutants::active(21) {
+        return fx.b.ins().bitcast(I32X4, le(), byte);
+    }
     let zero = bytes_const(fx, [0; 16]);
     let sign = fx.b.ins().icmp(IntCC::SignedLessThan, byte, zero);
     let rep = fx.b.ins().band(n, k8);

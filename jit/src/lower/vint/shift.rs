@@ -77,9 +77,31 @@ pub fn vv(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: VReg, kind: Shift) -> Lowered {
 
 /// d = s1 shifted by the scalar I32 `n` & 31.
 pub fn by_scalar(fx: &mut Fx, rd: VReg, rs1: VReg, n: Value, kind: Shift) -> Lowered {
+    // Mutant 15: the amount is not reduced to 5 bits but given x86 psll/psrl/psra count semantics: a count of
+    // 32 or more shifts everything out (0, or copies of the sign bit for sra).
+    if crate::mutants::active(15) {
+        return by_scalar_unmasked(fx, rd, rs1, n, kind);
+    }
     let n = fx.b.ins().band_imm_u(n, 31);
     let a = fx.v(rs1);
     let d = map(fx, a, |fx, x| kind.by(&mut fx.b, x, n));
+    fx.set_v(rd, d);
+    Lowered::Native
+}
+
+/// Mutant 15's wrong shift: counts >= 32 saturate (the x86 vector-shift rule) instead of wrapping mod 32.
+fn by_scalar_unmasked(fx: &mut Fx, rd: VReg, rs1: VReg, n: Value, kind: Shift) -> Lowered {
+    let big = fx.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, n, 31);
+    let k = fx.b.ins().band_imm_u(n, 31);
+    let a = fx.v(rs1);
+    let d = map(fx, a, |fx, x| {
+        let shifted = kind.by(&mut fx.b, x, k);
+        let out = match kind {
+            Shift::Sra => fx.b.ins().sshr_imm_u(x, 31),
+            Shift::Shl | Shift::Shr => fx.kvec(0),
+        };
+        fx.b.ins().select(big, out, shifted)
+    });
     fx.set_v(rd, d);
     Lowered::Native
 }
@@ -145,7 +167,9 @@ pub fn bfe_scalar(fx: &mut Fx, rd: VReg, rs1: VReg, p: Value, signed: bool) -> L
     let d: Vec32 = std::array::from_fn(|k| {
         let t = kind.by(&mut fx.b, a[k], off);
         let u = fx.b.ins().band(t, mask);
-        if !signed {
+        // Mutant 17: bfe.s (.vu/.k) without the sign extension of the field (the arithmetic shift alone only
+        // sign-fills fields that reach bit 31).
+        if !signed || crate::mutants::active(17) {
             return u;
         }
         let x = fx.b.ins().bxor(u, m);

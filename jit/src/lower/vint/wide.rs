@@ -13,7 +13,9 @@ pub type Half2 = (Value, Value);
 
 pub fn add64(b: &mut FunctionBuilder, (al, ah): Half2, (bl, bh): Half2) -> Half2 {
     let lo = b.ins().iadd(al, bl);
-    let carry = b.ins().icmp(IntCC::UnsignedLessThan, lo, al);
+    // Mutant 24: the carry out of the low word is detected with a signed compare.
+    let cc = if crate::mutants::active(24) { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
+    let carry = b.ins().icmp(cc, lo, al);
     let hi = b.ins().iadd(ah, bh);
     (lo, b.ins().isub(hi, carry))
 }

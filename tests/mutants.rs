@@ -1,0 +1,119 @@
+//! Sensitivity of the fuzzer: every planted JIT bug (`jit/src/mutants.rs`) must be caught by a short campaign,
+//! and its first finding must shrink to a reproducer a reader takes in at a glance.
+//!
+//! A test binary of its own because the mutant switch is process-wide: any other JIT test running in the same
+//! process (the CI campaign in tests/fuzz.rs, say) would compile the planted bug too. Cargo runs test binaries
+//! one after another, so nothing else compiles kernels while this runs. Within the binary there is one test,
+//! which runs each mutant in a child process (this binary again, `CHILD_ENV` naming the mutant): a planted bug
+//! that weakens a bounds check makes the JIT touch host memory, and a crash then fails one row of the table
+//! instead of the whole run.
+
+use lanejit::fuzz::campaign::{reproducer_source, Options};
+use lanejit::fuzz::{campaign, GenConfig};
+use lanejit_jit::mutants::{self, CATALOGUE};
+use std::time::Instant;
+
+/// The CI campaign's program shape (tests/fuzz.rs), so that what is measured here is what CI runs.
+const GEN: GenConfig = GenConfig { max_len: 10, states: 2 };
+/// A mutant counts as missed if none of this many programs diverges.
+const PROGRAMS: u64 = 2_000;
+/// Campaign seed of mutant `id`: `SEED_BASE + id`.
+const SEED_BASE: u64 = 0x0bad_0000;
+/// Largest acceptable shrunk reproducer, in rendered instructions (structures, `end` and returns included).
+const MAX_SHRUNK: usize = 10;
+
+struct Row {
+    id: u32,
+    site: &'static str,
+    what: &'static str,
+    /// Programs run up to and including the first divergent one.
+    first: Option<u64>,
+    /// Rendered instructions of the shrunk first finding (None: not caught, or the shrink lost the failure).
+    shrunk: Option<usize>,
+    reproducer: String,
+}
+
+/// One campaign per mutant, stopped at the first finding (by seed), which is then shrunk.
+fn run(id: u32, site: &'static str, what: &'static str) -> Row {
+    mutants::set(Some(id));
+    let opts = Options {
+        seed: SEED_BASE + id as u64,
+        count: Some(PROGRAMS),
+        gen: GEN,
+        stop_after: Some(1),
+        max_shrinks: 1,
+        ..Options::default()
+    };
+    let sum = campaign(&opts).expect("campaign runs");
+    mutants::set(None);
+    assert!(sum.errors.is_empty(), "mutant {id}: harness errors: {:?}", sum.errors);
+    let f = sum.findings.first();
+    let shrunk = f.and_then(|f| f.shrunk.as_ref());
+    let reproducer = match (f, shrunk) {
+        (Some(f), Some((p, _, d))) => reproducer_source(f, p, d).unwrap_or_default(),
+        _ => String::new(),
+    };
+    Row { id, site, what, first: f.map(|f| f.index + 1), shrunk: shrunk.map(|s| s.0.insn_count()), reproducer }
+}
+
+/// Set in a child process: the mutant it runs.
+const CHILD_ENV: &str = "LANEJIT_MUTANT_CHILD";
+
+/// Runs mutant `id` in a child process; parses its `KILL` line (a crash leaves `first` and `shrunk` empty and
+/// says how the child ended).
+fn run_isolated(id: u32, site: &'static str, what: &'static str) -> (Row, Option<String>) {
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary path"))
+        .args(["mutants_are_caught_and_shrink", "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, id.to_string())
+        .output()
+        .expect("spawn the child test process");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut row = Row { id, site, what, first: None, shrunk: None, reproducer: String::new() };
+    // libtest may print `test NAME ... ` on the same line before the child's own output.
+    let kill = stdout.lines().find_map(|l| l.split_once("KILL ").map(|x| x.1));
+    let Some(kill) = kill.filter(|_| out.status.success()) else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = err.lines().rev().take(5).collect();
+        return (row, Some(format!("child for mutant {id} ended with {}: {}", out.status, tail.join(" | "))));
+    };
+    let f: Vec<&str> = kill.split_whitespace().collect();
+    row.first = f.get(1).and_then(|x| x.parse().ok());
+    row.shrunk = f.get(2).and_then(|x| x.parse().ok());
+    row.reproducer = stdout.split_once("REPRODUCER\n").map_or(String::new(), |(_, r)| r.to_string());
+    (row, None)
+}
+
+#[test]
+fn mutants_are_caught_and_shrink() {
+    if let Ok(id) = std::env::var(CHILD_ENV) {
+        let id: u32 = id.parse().expect("mutant id");
+        let &(_, site, what) = CATALOGUE.iter().find(|m| m.0 == id).expect("catalogued mutant");
+        let r = run(id, site, what);
+        let opt = |x: Option<u64>| x.map_or("-".to_string(), |n| n.to_string());
+        println!("KILL {id} {} {}", opt(r.first), opt(r.shrunk.map(|n| n as u64)));
+        println!("REPRODUCER\n{}", r.reproducer);
+        return;
+    }
+    let t0 = Instant::now();
+    println!("{:>3}  {:<36} {:<6} {:>8} {:>6}  what", "id", "site", "caught", "programs", "shrunk");
+    let (mut rows, mut crashed, mut crashed_ids) = (Vec::new(), Vec::new(), Vec::new());
+    for &(id, site, what) in CATALOGUE {
+        let (r, crash) = run_isolated(id, site, what);
+        let opt = |x: Option<u64>| x.map_or("-".to_string(), |n| n.to_string());
+        let caught = if crash.is_some() { "CRASH" } else if r.first.is_some() { "yes" } else { "NO" };
+        println!("{:>3}  {:<36} {:<6} {:>8} {:>6}  {}", r.id, r.site, caught, opt(r.first), opt(r.shrunk.map(|n| n as u64)), r.what);
+        if let Some(c) = crash {
+            crashed.push(c);
+            crashed_ids.push(id);
+        }
+        rows.push(r);
+    }
+    let missed: Vec<String> = rows.iter().filter(|r| r.first.is_none() && !crashed_ids.contains(&r.id)).map(|r| format!("{} {}: {}", r.id, r.site, r.what)).collect();
+    let big: Vec<String> = rows.iter().filter(|r| r.first.is_some() && r.shrunk.is_none_or(|n| n > MAX_SHRUNK))
+        .map(|r| format!("mutant {} ({}): {:?} instructions\n{}", r.id, r.what, r.shrunk, r.reproducer)).collect();
+    println!("{} mutants, {} missed, {} crashed, {} not shrunk to <= {MAX_SHRUNK} instructions ({:.1} s)", rows.len(),
+             missed.len(), crashed.len(), big.len(), t0.elapsed().as_secs_f64());
+    assert!(crashed.is_empty(), "the fuzzer process crashed (no reproducer):\n{}", crashed.join("\n"));
+    assert!(missed.is_empty(), "mutants not caught in {PROGRAMS} programs:\n{}", missed.join("\n"));
+    assert!(big.is_empty(), "shrunk reproducers over {MAX_SHRUNK} instructions:\n{}", big.join("\n"));
+}
