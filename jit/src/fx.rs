@@ -214,6 +214,10 @@ impl<'a> Fx<'a> {
         let old = self.v(r);
         std::array::from_fn(|k| {
             let m = self.exec_lane_mask(k);
+            // Mutant 122: new and old values swapped in the EXEC blend.
+            if crate::mutants::active(122) {
+                return self.b.ins().bitselect(m, old[k], x[k]);
+            }
             self.b.ins().bitselect(m, x[k], old[k])
         })
     }
@@ -243,6 +247,8 @@ impl<'a> Fx<'a> {
     /// All-ones in the lanes of vector `k` whose bit is set in the 32-bit `mask`.
     pub fn lane_mask(&mut self, mask: Value, k: usize) -> Value {
         let splat = self.b.ins().splat(I32X4, mask);
+        // Mutant 121: the lanes of vector k take the mask bits of vector k + 1 (wrapping).
+        let k = if crate::mutants::active(121) { (k + 1) % VECS } else { k };
         let bits = self.const_vec([1 << (4 * k), 1 << (4 * k + 1), 1 << (4 * k + 2), 1 << (4 * k + 3)]);
         let and = self.b.ins().band(splat, bits);
         self.b.ins().icmp(IntCC::Equal, and, bits)
@@ -330,6 +336,8 @@ impl<'a> Fx<'a> {
             // Lane-ops count the lanes active when each instruction starts: EXEC as the block began (only a
             // block's last instruction may write EXEC).
             let e = self.block_exec.expect("counting happens inside a block");
+            // Mutant 123: lane-ops counted with the EXEC current at the block's end, not at its start.
+            let e = if crate::mutants::active(123) { self.exec_val() } else { e };
             let pc = self.b.ins().popcnt(e);
             let pc = self.b.ins().uextend(I64, pc);
             self.b.ins().imul_imm_s(pc, n as i64)
@@ -367,7 +375,10 @@ impl<'a> Fx<'a> {
         }
         let (vs, us) = touched(&insn);
         let (dv, du): (Vec<usize>, Vec<usize>) = (vs.iter().copied().filter(|&r| self.dirty_v[r]).collect(), us.iter().copied().filter(|&r| self.dirty_u[r]).collect());
-        self.store_regs(&dv, &du);
+        // Mutant 124: registers the block changed are not written back before the runtime call.
+        if !crate::mutants::active(124) {
+            self.store_regs(&dv, &du);
+        }
         self.store_exec();
         self.store_counters(done);
         let pcv = self.b.ins().iconst(I32, pc as i64);

@@ -111,16 +111,21 @@ pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, windows: &mut [Window
     let addrs = a.addresses(w);
     let Some(region) = mem.host_region(a.sp, addrs[exec.trailing_zeros() as usize], a.is_store()) else { return false };
     let bytes = a.bytes as u64;
-    let fits = |addr: u64| addr % bytes == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - bytes;
+    // Mutant 102: the last bytes of an access may pass the region's end.
+    let tail = if crate::mutants::active(102) { 1 } else { bytes };
+    let fits = |addr: u64| addr % bytes == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - tail;
     if !(0..LANES).filter(|&l| exec >> l & 1 == 1).all(|l| fits(addrs[l])) {
         return false;
     }
     if region.len >= CONTIGUOUS_BYTES {
-        windows[window_slot(a.sp, a.is_store())] = Window { lo: region.lo, span: region.len - CONTIGUOUS_BYTES, host: region.host as u64 };
+        // Mutant 108: the cached span is the region's length (inline accesses may run past its end).
+        let span = if crate::mutants::active(108) { region.len } else { region.len - CONTIGUOUS_BYTES };
+        windows[window_slot(a.sp, a.is_store())] = Window { lo: region.lo, span, host: region.host as u64 };
     }
     let host = |l: usize| region.host.wrapping_add((addrs[l] - region.lo) as usize);
     match a.dir {
-        Dir::Load { signed } => load(w, a, exec, signed, host),
+        // Mutant 103: sub-word loads never sign-extend.
+        Dir::Load { signed } => load(w, a, exec, signed && !crate::mutants::active(103), host),
         Dir::Store => store(w, a, exec, host),
     }
     true
@@ -138,13 +143,20 @@ fn load(w: &mut WaveState, a: &Access, exec: u32, signed: bool, host: impl Fn(us
         }
     }
     for (k, vals) in out.iter().enumerate().take(n) {
-        w.write_v(VReg(a.rd.0 + k as u8), vals);
+        // Mutant 105: loaded registers written in every lane, EXEC ignored.
+        if crate::mutants::active(105) {
+            w.write_masked(VReg(a.rd.0 + k as u8), vals, u32::MAX);
+        } else {
+            w.write_v(VReg(a.rd.0 + k as u8), vals);
+        }
     }
 }
 
 /// Active lanes in ascending order, so that the highest lane wins an overlap, as in the interpreter.
 fn store(w: &mut WaveState, a: &Access, exec: u32, host: impl Fn(usize) -> *mut u8) {
-    for l in (0..LANES).filter(|&l| exec >> l & 1 == 1) {
+    // Mutant 104: lanes stored in descending order (the lowest lane wins an overlap).
+    let order: Vec<usize> = if crate::mutants::active(104) { (0..LANES).rev().collect() } else { (0..LANES).collect() };
+    for l in order.into_iter().filter(|&l| exec >> l & 1 == 1) {
         for k in 0..a.regs() {
             let x = w.vn(a.rd.idx() + k)[l];
             // SAFETY: as in `load`.

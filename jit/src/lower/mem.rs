@@ -49,7 +49,9 @@ fn writes(a: &Access) -> crate::fx::BlockRegs {
 }
 
 fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
-    if !(fx.full_exec && a.bytes == 4) {
+    // Mutant 106: the inline path also in the masked variant, where it writes every lane.
+    let inline_ok = fx.full_exec || crate::mutants::active(106);
+    if !(inline_ok && a.bytes == 4) {
         fx.call_mem(site.pc, site.index, writes(&a));
         return Lowered::Native;
     }
@@ -96,7 +98,8 @@ fn inline_check(fx: &mut Fx, a: &Access) -> (Value, Value) {
     let start = base_plus_imm(fx, a);
     let off64 = fx.b.ins().uextend(I64, off0);
     let lo = fx.b.ins().iadd(start, off64);
-    let low_bits = fx.b.ins().band_imm_u(lo, 3);
+    // Mutant 101: the alignment test dropped.
+    let low_bits = fx.b.ins().band_imm_u(lo, if crate::mutants::active(101) { 0 } else { 3 });
     let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low_bits, 0);
     let slot = CTX_WINDOWS_OFFSET + (window_slot(a.sp, a.is_store()) * std::mem::size_of::<crate::lanes_mem::Window>()) as i32;
     let ctx_flags = crate::fx::flags();
@@ -104,6 +107,8 @@ fn inline_check(fx: &mut Fx, a: &Access) -> (Value, Value) {
     let w_span = fx.b.ins().load(I64, ctx_flags, fx.ctx, slot + 8);
     let w_host = fx.b.ins().load(I64, ctx_flags, fx.ctx, slot + 16);
     let rel = fx.b.ins().isub(lo, w_lo);
+    // Mutant 100: only the first lane's word is checked against the window (the access length forgotten).
+    let w_span = if crate::mutants::active(100) { fx.b.ins().iadd_imm_s(w_span, CONTIGUOUS_BYTES as i64 - 4) } else { w_span };
     let inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span);
     let mut ok = fx.b.ins().band(contiguous, aligned);
     ok = fx.b.ins().band(ok, inside);
@@ -121,8 +126,10 @@ fn inline_check(fx: &mut Fx, a: &Access) -> (Value, Value) {
 /// offset can then pass 2^32, which lies outside shared memory, so such an access leaves the inline path).
 fn base_plus_imm(fx: &mut Fx, a: &Access) -> Value {
     let lo = fx.u(a.rs2);
+    // Mutant 109: the immediate zero-extended instead of sign-extended.
+    let imm = if crate::mutants::active(109) { a.imm as u32 as i64 } else { a.imm as i64 };
     if a.sp == Sp::Shared {
-        let sum = fx.b.ins().iadd_imm_s(lo, a.imm as i64);
+        let sum = fx.b.ins().iadd_imm_s(lo, imm);
         return fx.b.ins().uextend(I64, sum);
     }
     let lo64 = fx.b.ins().uextend(I64, lo);
@@ -130,7 +137,7 @@ fn base_plus_imm(fx: &mut Fx, a: &Access) -> Value {
     let hi64 = fx.b.ins().uextend(I64, hi);
     let hi64 = fx.b.ins().ishl_imm_u(hi64, 32);
     let base = fx.b.ins().bor(lo64, hi64);
-    fx.b.ins().iadd_imm_s(base, a.imm as i64)
+    fx.b.ins().iadd_imm_s(base, imm)
 }
 
 const _: () = assert!(CONTIGUOUS_BYTES == 4 * LANES as u64);

@@ -137,8 +137,11 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     fx.b.switch_to_block(heads[&block.start]);
     let regs = block_regs(block);
     fx.self_loop = None;
-    // Nothing is dirty on entry: an exit before `begin_block` (the budget check) must store nothing.
-    fx.clear_dirty();
+    // Nothing is dirty on entry: an exit before `begin_block` (the budget check) must store nothing. (Mutant
+    // 125: the previous block's changed registers are stored there, read from variables not defined here.)
+    if !crate::mutants::active(125) {
+        fx.clear_dirty();
+    }
     if loops_to_itself(block) {
         fx.begin_block(&regs);
         let header = fx.b.create_block();
@@ -156,7 +159,12 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     let fcsr_plain = fx.fcsr_plain;
     let entry_dirty = fx.dirty();
     let exec = fx.exec_val();
-    let full = fx.b.ins().icmp_imm_s(IntCC::Equal, exec, 0xffff_ffffi64);
+    // Mutant 120: the full-EXEC variant taken whenever lane 31 is active.
+    let full = if crate::mutants::active(120) {
+        fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, exec, 0)
+    } else {
+        fx.b.ins().icmp_imm_s(IntCC::Equal, exec, 0xffff_ffffi64)
+    };
     let (bf, bm) = (fx.b.create_block(), fx.b.create_block());
     fx.b.ins().brif(full, bf, &[], bm, &[]);
     for (variant, full_exec) in [(bf, true), (bm, false)] {
@@ -170,7 +178,8 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
 
 /// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction.
 fn budget_check(fx: &mut Fx, block: &Block) {
-    let n = block.ops.len() as i64;
+    // Mutant 126: a block that needs one step more than remains still runs compiled.
+    let n = block.ops.len() as i64 - crate::mutants::active(126) as i64;
     let steps = fx.b.use_var(fx.steps);
     let short = fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, steps, n.max(1));
     let (out, run) = (fx.b.create_block(), fx.b.create_block());
