@@ -4,22 +4,25 @@
 
 use crate::{Engine, Kernel};
 use lanejit_interp::{run, run_counting, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
+use lanejit_jit::lanes_mem::WindowCache;
 
 /// Runs up to `max_steps` instructions of one wave. Tracing always interprets (it observes every instruction).
+/// `windows` carries the compiled code's memory windows between chunks: keep one per workgroup (shared memory
+/// is the workgroup's).
 pub fn run_chunk(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
-                 tracer: Option<&mut (dyn Tracer + '_)>) -> Result<Stop, Trap> {
+                 tracer: Option<&mut (dyn Tracer + '_)>, windows: &mut WindowCache) -> Result<Stop, Trap> {
     let code = &kernel.code;
     match (engine, tracer) {
         (Engine::Jit, None) => match kernel.compiled() {
-            Ok(ck) => lanejit_jit::run(ck, code, w, mem, env, max_steps, None),
+            Ok(ck) => lanejit_jit::run(ck, code, w, mem, env, max_steps, None, windows),
             // `launch` compiles before it starts, so this is only reached by callers that did not check.
             Err(_) => run(code, w, mem, env, max_steps, None),
         },
-        (Engine::Auto, None) if kernel.tiers.compiles_everything() => run_chunk(kernel, Engine::Jit, w, mem, env, max_steps, None),
+        (Engine::Auto, None) if kernel.tiers.compiles_everything() => run_chunk(kernel, Engine::Jit, w, mem, env, max_steps, None, windows),
         (Engine::Auto, None) => {
             let current = kernel.tiers.current();
             kernel.tiers.profiled(code, |hits| match &current {
-                Some(ck) => lanejit_jit::run(ck, code, w, mem, env, max_steps, Some(hits)),
+                Some(ck) => lanejit_jit::run(ck, code, w, mem, env, max_steps, Some(hits), windows),
                 None => run_counting(code, w, mem, env, max_steps, hits),
             })
         }

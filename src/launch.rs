@@ -6,6 +6,7 @@ use crate::arena::Alloc;
 use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
 use crate::engine::run_chunk;
+use lanejit_jit::lanes_mem::WindowCache;
 use lanejit_interp::{Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -209,6 +210,7 @@ fn run_workgroup(cx: &LaunchCtx, wg_id: [u32; 3], wg_index: u64, mut tracer: Opt
     let mut status = vec![WaveStatus::Running; n as usize];
     let mut shared = vec![0u8; cx.shared_bytes as usize];
     let mut private = vec![0u8; cx.private_bytes as usize * LANES * n as usize];
+    let mut windows = WindowCache::default();
     let with_ids = |mut t: Trap, wave: u32| {
         t.wave = wave;
         t.workgroup = wg_id;
@@ -225,7 +227,7 @@ fn run_workgroup(cx: &LaunchCtx, wg_id: [u32; 3], wg_index: u64, mut tracer: Opt
                 };
                 let w = &mut waves[wi];
                 let (r0, l0) = (w.retired, w.lane_ops);
-                let res = run_chunk(cx.kernel, cx.engine, w, &mut mem, &env, CHUNK, tracer.as_deref_mut());
+                let res = run_chunk(cx.kernel, cx.engine, w, &mut mem, &env, CHUNK, tracer.as_deref_mut(), &mut windows);
                 let total = cx.retired.fetch_add(w.retired - r0, Relaxed) + (w.retired - r0);
                 cx.lane_ops.fetch_add(w.lane_ops - l0, Relaxed);
                 match res.map_err(|t| with_ids(t, wi as u32))? {

@@ -63,9 +63,10 @@ fn run_chunks(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn 
               mut tracer: Option<&mut dyn Tracer>) -> Result<Stop, Trap> {
     let chunk = if engine == Engine::Auto { AUTO_CHUNK } else { budget };
     let start = w.retired;
+    let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
     loop {
         let left = budget - (w.retired - start);
-        match crate::engine::run_chunk(kernel, engine, w, mem, env, left.min(chunk), tracer.as_deref_mut())? {
+        match crate::engine::run_chunk(kernel, engine, w, mem, env, left.min(chunk), tracer.as_deref_mut(), &mut windows)? {
             Stop::Steps if w.retired - start < budget => {}
             stop => return Ok(stop),
         }

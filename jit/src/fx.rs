@@ -61,6 +61,8 @@ pub struct Fx<'a> {
     /// EXEC as 8 lane masks, computed once at the start of a masked block variant (EXEC is constant inside a
     /// block), so that each masked write costs one select per slice.
     exec_lanes: Option<Vec32>,
+    /// Window-cache slot of each word's vector access (`runtime::NO_SLOT` for others).
+    pub slot_of: Vec<u32>,
 }
 
 /// The vector and uniform registers a guest block names.
@@ -82,7 +84,7 @@ impl<'a> Fx<'a> {
         let mut fx = Fx {
             b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
             block_exec: None, exit_block, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
-            fcsr_plain: false, exec_lanes: None,
+            fcsr_plain: false, exec_lanes: None, slot_of: Vec::new(),
         };
         fx.load_exec();
         fx.load_counters();

@@ -94,16 +94,31 @@ impl Window {
     pub const EMPTY: Window = Window { lo: u64::MAX, span: 0, host: 0 };
 }
 
-/// Window-cache slots: one per (space, direction), since a region readable as constant or global may not be
-/// writable.
-pub const WINDOW_SLOTS: usize = 8;
+/// The windows of one compiled kernel's memory instructions, one entry each (an instruction nearly always
+/// touches one buffer, so a per-instruction entry does not thrash between arrays). Owned by the caller of
+/// `runtime::run` and kept across its calls, so that the waves of a workgroup share what earlier waves found:
+/// an entry stays valid as long as the memory regions do (a launch; shared memory: one workgroup).
+#[derive(Default)]
+pub struct WindowCache {
+    /// The compiled code the entries belong to (its address), 0 when empty.
+    owner: usize,
+    entries: Vec<Window>,
+}
 
-pub fn window_slot(sp: Sp, store: bool) -> usize {
-    (sp as usize) * 2 + store as usize
+impl WindowCache {
+    /// The entries for `ck`, emptied if they belonged to other code.
+    pub fn entries_for(&mut self, ck: &crate::CompiledKernel) -> &mut [Window] {
+        let owner = ck as *const _ as usize;
+        if self.owner != owner {
+            self.owner = owner;
+            self.entries = vec![Window::EMPTY; ck.mem_slots];
+        }
+        &mut self.entries
+    }
 }
 
 /// Performs `a` for the active lanes when it provably cannot fault; returns false (nothing done) otherwise.
-pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, windows: &mut [Window; WINDOW_SLOTS], a: &Access) -> bool {
+pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut Window>, a: &Access) -> bool {
     let exec = w.exec;
     if exec == 0 {
         return false;
@@ -117,10 +132,10 @@ pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, windows: &mut [Window
     if !(0..LANES).filter(|&l| exec >> l & 1 == 1).all(|l| fits(addrs[l])) {
         return false;
     }
-    if region.len >= CONTIGUOUS_BYTES {
+    if let Some(entry) = window.filter(|_| region.len >= CONTIGUOUS_BYTES) {
         // Mutant 108: the cached span is the region's length (inline accesses may run past its end).
         let span = if crate::mutants::active(108) { region.len } else { region.len - CONTIGUOUS_BYTES };
-        windows[window_slot(a.sp, a.is_store())] = Window { lo: region.lo, span, host: region.host as u64 };
+        *entry = Window { lo: region.lo, span, host: region.host as u64 };
     }
     let host = |l: usize| region.host.wrapping_add((addrs[l] - region.lo) as usize);
     match a.dir {
@@ -203,13 +218,4 @@ mod tests {
         assert_eq!(u64::MAX % 4, 3);
     }
 
-    #[test]
-    fn slots_are_distinct() {
-        let mut seen = std::collections::HashSet::new();
-        for sp in Sp::ALL {
-            for st in [false, true] {
-                assert!(window_slot(sp, st) < WINDOW_SLOTS && seen.insert(window_slot(sp, st)));
-            }
-        }
-    }
 }

@@ -6,7 +6,7 @@
 pub mod blocks;
 pub mod mutants;
 mod lanes;
-mod lanes_mem;
+pub mod lanes_mem;
 mod fx;
 mod lower;
 pub mod runtime;

@@ -5,7 +5,7 @@
 
 use crate::blocks::{discover, Block};
 use crate::fx::Fx;
-use crate::lanes_mem::{try_access, Access, Window, WINDOW_SLOTS};
+use crate::lanes_mem::{try_access, Access, Window, WindowCache};
 use crate::lower;
 use cranelift_codegen::ir::{types::*, AbiParam, Signature, UserFuncName};
 use cranelift_codegen::isa::CallConv;
@@ -43,9 +43,13 @@ pub struct JitCtx<'a> {
     pub mem: &'a mut dyn Memory,
     pub env: &'a WaveEnv,
     pub trap: Option<Trap>,
-    /// Regions compiled code may access inline, per (space, direction); filled by `helper_mem`.
-    pub windows: [Window; WINDOW_SLOTS],
+    /// Regions compiled code may access inline, one per memory instruction (`slot_of`); filled by `helper_mem`.
+    pub windows: *mut Window,
+    /// The window slot of the instruction at each word (`NO_SLOT` for others).
+    pub slot_of: &'a [u32],
 }
+
+pub const NO_SLOT: u32 = u32::MAX;
 
 pub const CTX_STEPS_OFFSET: i32 = offset_of!(JitCtx, steps_left) as i32;
 pub const CTX_WINDOWS_OFFSET: i32 = offset_of!(JitCtx, windows) as i32;
@@ -65,7 +69,10 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
         // SAFETY: as in `helper_step`; the borrows end before it is called.
         let (w, cx) = unsafe { (&mut *state, &mut *ctx) };
         if let Ok((lanejit_isa::Insn::Mem(i), _)) = cx.code.fetch(pc) {
-            if Access::of(&i).is_some_and(|a| try_access(w, &mut *cx.mem, &mut cx.windows, &a)) {
+            let slot = cx.slot_of.get((pc / 4) as usize).copied().unwrap_or(NO_SLOT);
+            // SAFETY: `windows` points at `CompiledKernel::mem_slots` entries (`WindowCache::entries_for`).
+            let window = (slot != NO_SLOT).then(|| unsafe { &mut *cx.windows.add(slot as usize) });
+            if Access::of(&i).is_some_and(|a| try_access(w, &mut *cx.mem, window, &a)) {
                 return 0;
             }
         }
@@ -102,6 +109,9 @@ pub struct CompiledKernel {
     starts: Vec<bool>,
     pub compile_time: Duration,
     pub guest_insns: usize,
+    /// Window-cache entries the code uses (one per vector access it compiles), and each word's entry.
+    pub mem_slots: usize,
+    slot_of: Vec<u32>,
     _module: ModuleHolder,
 }
 
@@ -146,6 +156,21 @@ fn used_registers(blocks: &[Block]) -> ([bool; VREGS], [bool; UREGS]) {
     (v, u)
 }
 
+/// One window-cache slot per vector access the blocks contain: (slot of each word, number of slots).
+fn window_slots(code: &Code, blocks: &[Block]) -> (Vec<u32>, usize) {
+    let mut slot_of = vec![NO_SLOT; code.words.len()];
+    let mut n = 0;
+    for op in blocks.iter().flat_map(|b| &b.ops) {
+        if let lanejit_isa::Insn::Mem(m) = &op.insn {
+            if Access::of(m).is_some() {
+                slot_of[(op.pc / 4) as usize] = n as u32;
+                n += 1;
+            }
+        }
+    }
+    (slot_of, n)
+}
+
 pub fn compile(code: &Code) -> Result<CompiledKernel, JitError> {
     compile_blocks(code, None)
 }
@@ -175,6 +200,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>) -> Result<CompiledKern
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let mut fctx = FunctionBuilderContext::new();
     let (used_v, used_u) = used_registers(&blocks);
+    let (slot_of, mem_slots) = window_slots(code, &blocks);
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut hsig = Signature::new(CallConv::SystemV);
@@ -182,6 +208,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>) -> Result<CompiledKern
         hsig.returns.push(AbiParam::new(I32));
         let helpers = HelperFns { step: helper_step as *const () as usize, mem: helper_mem as *const () as usize, sig: b.import_signature(hsig) };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers);
+        fx.slot_of = slot_of.clone();
         lower::emit_kernel(&mut fx, &blocks, code.len_bytes());
         fx.emit_exit_block();
         fx.b.seal_all_blocks();
@@ -202,7 +229,8 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>) -> Result<CompiledKern
     Ok(CompiledKernel {
         // SAFETY: the function was built with exactly this signature.
         entry: unsafe { std::mem::transmute::<*const u8, EntryFn>(entry) },
-        starts, compile_time: t0.elapsed(), guest_insns: blocks.iter().map(|b| b.ops.len()).sum(), _module: ModuleHolder(module),
+        starts, compile_time: t0.elapsed(), guest_insns: blocks.iter().map(|b| b.ops.len()).sum(), mem_slots, slot_of,
+        _module: ModuleHolder(module),
     })
 }
 
@@ -215,12 +243,12 @@ impl CompiledKernel {
 /// Runs a wave on compiled code with the interpreter's contract (`lanejit_interp::run`): until `end`, a barrier,
 /// a trap, or exactly `max_steps` retired instructions.
 /// `hits`, when given, counts the instructions run in the interpreter by pc (`hits[pc / 4]`), for tiering.
+/// `cache` holds the memory windows found by earlier calls (see `WindowCache` for how long they stay valid).
 pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
-           mut hits: Option<&mut [u32]>) -> Result<Stop, Trap> {
+           mut hits: Option<&mut [u32]>, cache: &mut WindowCache) -> Result<Stop, Trap> {
+    let windows = cache.entries_for(ck).as_mut_ptr();
     let mut left = max_steps;
     let mut interpret_next = false;
-    // Regions stay valid for the whole run (allocations and shared memory do not move during a launch).
-    let mut windows = [Window::EMPTY; WINDOW_SLOTS];
     while left > 0 {
         if interpret_next || !ck.is_start(w.pc) {
             interpret_next = false;
@@ -236,11 +264,10 @@ pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Me
             continue;
         }
         let r0 = w.retired;
-        let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None, windows };
+        let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None, windows, slot_of: &ck.slot_of };
         // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
         let status = unsafe { (ck.entry)(w, &mut cx) };
         let trap = cx.trap.take();
-        windows = cx.windows;
         left -= w.retired - r0;
         match status {
             s if s == Exit::End as u32 => return Ok(Stop::End),

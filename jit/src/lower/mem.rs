@@ -8,7 +8,7 @@
 
 use super::{Lowered, Site};
 use crate::fx::Fx;
-use crate::lanes_mem::{window_slot, Access, CONTIGUOUS_BYTES};
+use crate::lanes_mem::{Access, Window, CONTIGUOUS_BYTES};
 use crate::runtime::CTX_WINDOWS_OFFSET;
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, MemFlagsData, Value};
 use lanejit_isa::{MemInsn, Sp, UReg, LANES};
@@ -55,7 +55,9 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
         fx.call_mem(site.pc, site.index, writes(&a));
         return Lowered::Native;
     }
-    let (ok, host) = inline_check(fx, &a);
+    let slot = fx.slot_of[(site.pc / 4) as usize];
+    debug_assert_ne!(slot, crate::runtime::NO_SLOT, "every compiled vector access has a window slot");
+    let (ok, host) = inline_check(fx, &a, slot);
     let (fast, slow, join) = (fx.b.create_block(), fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(slow);
     fx.b.ins().brif(ok, fast, &[], slow, &[]);
@@ -82,7 +84,7 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
 /// Can a full-EXEC 32-bit access run inline? Lane l's offset must be offset0 + 4·l (contiguous, so the lanes
 /// cover [lo, lo + CONTIGUOUS_BYTES)), lo 4-byte aligned, and the range inside the cached window for this space
 /// and direction. Returns (ok, host address of lo).
-fn inline_check(fx: &mut Fx, a: &Access) -> (Value, Value) {
+fn inline_check(fx: &mut Fx, a: &Access, slot: u32) -> (Value, Value) {
     let off = fx.v(a.rs1);
     let off0 = fx.b.ins().extractlane(off[0], 0);
     let first = fx.b.ins().splat(I32X4, off0);
@@ -101,11 +103,12 @@ fn inline_check(fx: &mut Fx, a: &Access) -> (Value, Value) {
     // Mutant 101: the alignment test dropped.
     let low_bits = fx.b.ins().band_imm_u(lo, if crate::mutants::active(101) { 0 } else { 3 });
     let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low_bits, 0);
-    let slot = CTX_WINDOWS_OFFSET + (window_slot(a.sp, a.is_store()) * std::mem::size_of::<crate::lanes_mem::Window>()) as i32;
     let ctx_flags = crate::fx::flags();
-    let w_lo = fx.b.ins().load(I64, ctx_flags, fx.ctx, slot);
-    let w_span = fx.b.ins().load(I64, ctx_flags, fx.ctx, slot + 8);
-    let w_host = fx.b.ins().load(I64, ctx_flags, fx.ctx, slot + 16);
+    let windows = fx.b.ins().load(I64, ctx_flags, fx.ctx, CTX_WINDOWS_OFFSET);
+    let at = (slot as usize * std::mem::size_of::<Window>()) as i32;
+    let w_lo = fx.b.ins().load(I64, ctx_flags, windows, at);
+    let w_span = fx.b.ins().load(I64, ctx_flags, windows, at + 8);
+    let w_host = fx.b.ins().load(I64, ctx_flags, windows, at + 16);
     let rel = fx.b.ins().isub(lo, w_lo);
     // Mutant 100: only the first lane's word is checked against the window (the access length forgotten).
     let w_span = if crate::mutants::active(100) { fx.b.ins().iadd_imm_s(w_span, CONTIGUOUS_BYTES as i64 - 4) } else { w_span };
