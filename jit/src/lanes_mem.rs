@@ -100,15 +100,16 @@ impl Window {
 /// an entry stays valid as long as the memory regions do (a launch; shared memory: one workgroup).
 #[derive(Default)]
 pub struct WindowCache {
-    /// The compiled code the entries belong to (its address), 0 when empty.
-    owner: usize,
+    /// The compiled code the entries belong to (`CompiledKernel::id`; never reused, unlike an address), 0 when
+    /// empty.
+    owner: u64,
     entries: Vec<Window>,
 }
 
 impl WindowCache {
     /// The entries for `ck`, emptied if they belonged to other code.
     pub fn entries_for(&mut self, ck: &crate::CompiledKernel) -> &mut [Window] {
-        let owner = ck as *const _ as usize;
+        let owner = ck.id;
         if self.owner != owner {
             self.owner = owner;
             self.entries = vec![Window::EMPTY; ck.mem_slots];

@@ -51,6 +51,8 @@ pub struct JitCtx<'a> {
 
 pub const NO_SLOT: u32 = u32::MAX;
 
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 pub const CTX_STEPS_OFFSET: i32 = offset_of!(JitCtx, steps_left) as i32;
 pub const CTX_WINDOWS_OFFSET: i32 = offset_of!(JitCtx, windows) as i32;
 
@@ -112,6 +114,8 @@ pub struct CompiledKernel {
     /// Window-cache entries the code uses (one per vector access it compiles), and each word's entry.
     pub mem_slots: usize,
     slot_of: Vec<u32>,
+    /// Unique per compilation in this process (1, 2, …).
+    pub id: u64,
     _module: ModuleHolder,
 }
 
@@ -230,7 +234,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>) -> Result<CompiledKern
         // SAFETY: the function was built with exactly this signature.
         entry: unsafe { std::mem::transmute::<*const u8, EntryFn>(entry) },
         starts, compile_time: t0.elapsed(), guest_insns: blocks.iter().map(|b| b.ops.len()).sum(), mem_slots, slot_of,
-        _module: ModuleHolder(module),
+        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), _module: ModuleHolder(module),
     })
 }
 
