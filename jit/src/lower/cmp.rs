@@ -1,15 +1,17 @@
 //! Group `cmp`: JIT lowering. Every instruction is listed; those not lowered natively are executed by the
 //! interpreter from compiled code (`Lowered::Helper`).
 //!
-//! Integer compares are lowered: one icmp per I32X4 slice gives -1/0 lane masks, `Fx::sign_bits` packs them
-//! into the 32-bit lane mask, and lanes outside EXEC give 0. Float compares, classes and the f16 group stay
-//! with the interpreter: their NaN/ordering rules are on bit patterns (no host floats), not worth native code
-//! until a kernel needs them hot.
+//! Integer and f32 compares are lowered: one icmp or fcmp per 4-lane slice gives -1/0 lane masks,
+//! `Fx::sign_bits` packs them into the 32-bit lane mask, and lanes outside EXEC give 0. The host's f32 compare
+//! is exactly the ISA's: IEEE order, -0 == +0, NaNs unordered (signaling ones too: cmpps is quiet), subnormals
+//! exact (Rust runs with MXCSR's denormals-are-zero off), and `ne`/`u` the only conditions true when unordered
+//! (Cranelift's `NotEqual` is unordered-or-not-equal). f64 compares (pairs), classes and the f16 group stay
+//! with the interpreter.
 
 use super::Lowered;
 use crate::fx::{Fx, Vec32};
 use crate::mutants::active;
-use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, Value};
+use cranelift_codegen::ir::{condcodes::{FloatCC, IntCC}, types::*, InstBuilder, MemFlagsData, Value};
 use lanejit_isa::{CmpInsn, UReg, VReg};
 
 pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
@@ -49,11 +51,25 @@ pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
         CmpLeU32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm, UnsignedLessThanOrEqual),
         CmpGtU32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm, UnsignedGreaterThan),
         CmpGeU32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm, UnsignedGreaterThanOrEqual),
-        CmpEqF32 { .. } | CmpNeF32 { .. } | CmpLtF32 { .. } | CmpLeF32 { .. } | CmpGtF32 { .. } | CmpGeF32 { .. } |
-        CmpOF32 { .. } | CmpUF32 { .. } | CmpClassF32 { .. } | CmpEqF64 { .. } | CmpNeF64 { .. } |
+        CmpEqF32 { rd, rs1, rs2 } => fvv(fx, rd, rs1, rs2, FloatCC::Equal),
+        CmpNeF32 { rd, rs1, rs2 } => fvv(fx, rd, rs1, rs2, FloatCC::NotEqual),
+        CmpLtF32 { rd, rs1, rs2 } => fvv(fx, rd, rs1, rs2, FloatCC::LessThan),
+        CmpLeF32 { rd, rs1, rs2 } => fvv(fx, rd, rs1, rs2, FloatCC::LessThanOrEqual),
+        CmpGtF32 { rd, rs1, rs2 } => fvv(fx, rd, rs1, rs2, FloatCC::GreaterThan),
+        CmpGeF32 { rd, rs1, rs2 } => fvv(fx, rd, rs1, rs2, FloatCC::GreaterThanOrEqual),
+        CmpOF32 { rd, rs1, rs2 } => fvv(fx, rd, rs1, rs2, FloatCC::Ordered),
+        CmpUF32 { rd, rs1, rs2 } => fvv(fx, rd, rs1, rs2, FloatCC::Unordered),
+        CmpEqF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::Equal),
+        CmpNeF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::NotEqual),
+        CmpLtF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::LessThan),
+        CmpLeF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::LessThanOrEqual),
+        CmpGtF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::GreaterThan),
+        CmpGeF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::GreaterThanOrEqual),
+        CmpOF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::Ordered),
+        CmpUF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::Unordered),
+        CmpClassF32 { .. } | CmpEqF64 { .. } | CmpNeF64 { .. } |
         CmpLtF64 { .. } | CmpLeF64 { .. } | CmpGtF64 { .. } | CmpGeF64 { .. } | CmpOF64 { .. } | CmpUF64 { .. } |
-        CmpClassF64 { .. } | CmpEqF32Vu { .. } | CmpNeF32Vu { .. } | CmpLtF32Vu { .. } | CmpLeF32Vu { .. } |
-        CmpGtF32Vu { .. } | CmpGeF32Vu { .. } | CmpOF32Vu { .. } | CmpUF32Vu { .. } | CmpClassF32Vu { .. } |
+        CmpClassF64 { .. } | CmpClassF32Vu { .. } |
         CmpEqF64Vu { .. } | CmpNeF64Vu { .. } | CmpLtF64Vu { .. } | CmpLeF64Vu { .. } | CmpGtF64Vu { .. } |
         CmpGeF64Vu { .. } | CmpOF64Vu { .. } | CmpUF64Vu { .. } | CmpClassF64Vu { .. } | CmpClassF32Vi { .. } |
         CmpClassnF32Vi { .. } | CmpClassF64Vi { .. } | CmpClassnF64Vi { .. } | HAddF16 { .. } | HSubF16 { .. } |
@@ -98,4 +114,31 @@ fn vu(fx: &mut Fx, rd: UReg, rs1: VReg, rs2: UReg, cc: IntCC) -> Lowered {
 fn vk(fx: &mut Fx, rd: UReg, rs1: VReg, k: u32, cc: IntCC) -> Lowered {
     let y = fx.kvec(k);
     vy(fx, rd, rs1, y, cc)
+}
+
+fn as_f32(fx: &mut Fx, x: Value) -> Value {
+    fx.b.ins().bitcast(F32X4, MemFlagsData::new(), x)
+}
+
+/// s1 `cc` s2 per lane, as f32.
+fn fvv(fx: &mut Fx, rd: UReg, rs1: VReg, rs2: VReg, cc: FloatCC) -> Lowered {
+    let (a, b) = (fx.v(rs1), fx.v(rs2));
+    let m = std::array::from_fn(|k| {
+        let (x, y) = (as_f32(fx, a[k]), as_f32(fx, b[k]));
+        fx.b.ins().fcmp(cc, x, y)
+    });
+    set_mask(fx, rd, m)
+}
+
+/// s1 `cc` U[rs2] per lane, as f32.
+fn fvu(fx: &mut Fx, rd: UReg, rs1: VReg, rs2: UReg, cc: FloatCC) -> Lowered {
+    let a = fx.v(rs1);
+    let u = fx.u(rs2);
+    let y = fx.b.ins().splat(I32X4, u);
+    let y = as_f32(fx, y);
+    let m = a.map(|x| {
+        let x = as_f32(fx, x);
+        fx.b.ins().fcmp(cc, x, y)
+    });
+    set_mask(fx, rd, m)
 }
