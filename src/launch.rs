@@ -196,8 +196,10 @@ fn initial_wave(cx: &LaunchCtx, wg_id: [u32; 3], wave: u32) -> WaveState {
     w
 }
 
+/// Where a wave of a workgroup stands (shared with the fuzzer's workgroup runner, `fuzz::group`, so that it
+/// schedules waves exactly as a launch does).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum WaveStatus {
+pub(crate) enum WaveStatus {
     Running,
     /// Waiting at the barrier at this pc.
     AtBarrier(u32),
@@ -259,7 +261,7 @@ fn check_limits(cx: &LaunchCtx, total: u64, pc: u32) -> Result<(), Trap> {
 
 /// Every wave is now ended or at a barrier. Returns false when all have ended; releases the barrier when
 /// all waiting waves are at the same one; otherwise the barrier can never be satisfied.
-fn release_barrier(status: &mut [WaveStatus]) -> Result<bool, Trap> {
+pub(crate) fn release_barrier(status: &mut [WaveStatus]) -> Result<bool, Trap> {
     let waiting: Vec<(usize, u32)> = status.iter().enumerate()
         .filter_map(|(i, s)| match s { WaveStatus::AtBarrier(pc) => Some((i, *pc)), _ => None }).collect();
     let Some(&(_, pc0)) = waiting.first() else { return Ok(false) };

@@ -28,14 +28,7 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
         kernel.compiled()?;
     }
     let mut w = init.to_wave()?;
-    let device = Device::with_capacity(1 << 34).map_err(|e| e.to_string())?;
-    let mut ranges = Vec::new();
-    for m in &init.memory {
-        let bytes = parse_hex(&m.hex).map_err(|e| format!("memory at {:#x}: {e}", m.addr))?;
-        device.arena.alloc_at(m.addr, bytes.len() as u64, m.readonly).map_err(|e| e.to_string())?;
-        device.write(m.addr, &bytes)?;
-        ranges.push((m.addr, bytes.len() as u64, m.readonly));
-    }
+    let (device, ranges) = device_with(&init.memory)?;
     let meta = &kernel.program.meta;
     let allocs = device.arena.allocations();
     let mut shared = vec![0u8; meta.shared_bytes as usize];
@@ -48,9 +41,7 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
         Ok(Stop::Steps) => Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"))),
         Err(t) => Some(t),
     };
-    let memory = ranges.iter()
-        .map(|&(addr, len, readonly)| device.read(addr, len).map(|b| MemJson { addr, hex: to_hex(&b), readonly }))
-        .collect::<Result<_, _>>()?;
+    let memory = read_back(&device, &ranges)?;
     Ok(WaveOutcome { state: w, trap, memory })
 }
 
@@ -71,4 +62,27 @@ fn run_chunks(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn 
             stop => return Ok(stop),
         }
     }
+}
+
+/// A memory range of an initial state: address, length, read-only.
+pub type Range = (u64, u64, bool);
+
+/// A device holding exactly the memory ranges of a state (no other allocation exists).
+pub fn device_with(memory: &[MemJson]) -> Result<(Device, Vec<Range>), String> {
+    let device = Device::with_capacity(1 << 34).map_err(|e| e.to_string())?;
+    let mut ranges = Vec::new();
+    for m in memory {
+        let bytes = parse_hex(&m.hex).map_err(|e| format!("memory at {:#x}: {e}", m.addr))?;
+        device.arena.alloc_at(m.addr, bytes.len() as u64, m.readonly).map_err(|e| e.to_string())?;
+        device.write(m.addr, &bytes)?;
+        ranges.push((m.addr, bytes.len() as u64, m.readonly));
+    }
+    Ok((device, ranges))
+}
+
+/// The contents of `ranges` now, in the initial state's format.
+pub fn read_back(device: &Device, ranges: &[Range]) -> Result<Vec<MemJson>, String> {
+    ranges.iter()
+        .map(|&(addr, len, readonly)| device.read(addr, len).map(|b| MemJson { addr, hex: to_hex(&b), readonly }))
+        .collect()
 }

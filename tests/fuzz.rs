@@ -1,6 +1,7 @@
 //! The fuzzer in CI: a fixed-seed campaign of 20,000 programs (each compiled once and run from two initial
-//! states) must show no divergence between the engines and must execute every mnemonic with a full, a partial
-//! and an empty EXEC. Plus unit tests of the generator, the shrinker and the mutant switch.
+//! states; a tenth of them as a workgroup of 2-4 waves with barriers and shared memory) must show no
+//! divergence between the engines and must execute every mnemonic with a full, a partial and an empty EXEC.
+//! Plus unit tests of the generator, the shrinker, the workgroup runner and the mutant switch.
 //!
 //! `LANEJIT_FUZZ_PROGRAMS=N` changes the campaign size (coverage is asserted only at the full size).
 
@@ -16,7 +17,7 @@ const CI_SEED: u64 = 0x5eed;
 
 /// Small programs keep JIT compile time (the dominant cost) low enough for 20,000 programs in well under
 /// five minutes on two cores; two states per program reuse each compile.
-const CI_GEN: GenConfig = GenConfig { max_len: 10, states: 2 };
+const CI_GEN: GenConfig = GenConfig { max_len: 10, states: 2, group_pct: 10 };
 
 #[test]
 fn ci_campaign_finds_no_divergence() {
@@ -66,8 +67,8 @@ fn generated_programs_terminate() {
     for seed in 0..400 {
         let c = generate(seed);
         let k = Kernel::from_program(c.prog.render().unwrap());
-        let out = lanejit::wave::run_wave(&k, &c.init, lanejit::Engine::Interp, lanejit::fuzz::oracle::FUZZ_BUDGET, None).unwrap();
-        assert!(out.trap.as_ref().is_none_or(|t| t.kind != TrapKind::BudgetExceeded), "seed {seed} hit the budget");
+        let out = lanejit::fuzz::group::run_case(&k, &c.init, lanejit::Engine::Interp, lanejit::fuzz::oracle::FUZZ_BUDGET, None).unwrap();
+        assert!(out.trap().is_none_or(|(_, t)| t.kind != TrapKind::BudgetExceeded), "seed {seed} hit the budget");
     }
 }
 
@@ -77,7 +78,7 @@ fn count(ns: &[Node], m: &str) -> usize {
         Node::Op(o) => (o.info().mnemonic == m) as usize,
         Node::Skip { body, .. } | Node::Loop { body, .. } => count(body, m),
         Node::If { then, els, .. } => count(then, m) + els.as_deref().map_or(0, |e| count(e, m)),
-        Node::Call { .. } => 0,
+        Node::Call { .. } | Node::Barrier => 0,
     }).sum()
 }
 
@@ -106,7 +107,7 @@ fn shrinker_moves_an_if_mask_into_the_state() {
     let body = vec![Node::Op(lanejit::fuzz::prog::op(and_k, &[("rd", 1), ("rs1", 2), ("imm", 7)]))];
     let prog = GenProgram {
         main: vec![Node::If { mask: 3, depth: 0, skip_empty: true, then: body, els: Some(vec![]) }],
-        tail: None, funcs: vec![], shared: 0, private: 0,
+        tail: None, funcs: vec![], shared: 0, private: 0, waves: 1,
     };
     let init = lanejit::state_json::StateJson { u: [("3".to_string(), 0x00ff_00f0)].into(), ..Default::default() };
     fn has_if(ns: &[Node]) -> bool {
@@ -119,6 +120,39 @@ fn shrinker_moves_an_if_mask_into_the_state() {
     let (p, s, _) = shrink(prog, init, pred, 500);
     assert!(!has_if(&p.main) && p.op_count() <= 2, "{p:?}");
     assert_eq!(s.exec, Some(0x00ff_00f0));
+}
+
+/// A workgroup case: wave 1 stores to shared memory before the barrier, wave 0 (which skips the store) loads it
+/// after. Waves run in order until they wait or end, so without the barrier wave 0 would load zeros. Every
+/// engine agrees.
+#[test]
+fn workgroup_cases_share_memory_across_a_barrier() {
+    let src = "csr.r u1, wave_id\nb.z u1, skip\nv.laneid v1\nv.shl.i v2, v1, 2\nv.add.i v3, v1, 100\n\
+               st.b32 v3, v2, u4:u5, 0, shared\nskip:\nbarrier\nv.laneid v1\nv.shl.i v2, v1, 2\n\
+               ld.b32 v6, v2, u4:u5, 0, shared\nend\n";
+    let p = lanejit_isa::assemble("t.s", &format!(".kernel t\n.workgroup 64, 1, 1\n.shared 256\n{src}")).unwrap();
+    let init = lanejit::state_json::StateJson::default();
+    for mode in [AutoMode::Cold, AutoMode::Hot] {
+        assert!(check(&p, &init, mode, None, &[]).unwrap().is_none());
+    }
+    let k = Kernel::from_program(p);
+    let out = lanejit::fuzz::group::run_case(&k, &init, lanejit::Engine::Jit, 1000, None).unwrap();
+    assert_eq!(out.waves.len(), 2);
+    assert!(out.trap().is_none());
+    let want: Vec<u32> = (0..lanejit::LANES as u32).map(|l| l + 100).collect();
+    assert_eq!(out.waves[0].state.v[6].to_vec(), want);
+    assert_eq!(&out.shared[..4], &100u32.to_le_bytes());
+}
+
+/// Wave k's initial state differs from wave 0's, and only where the generator's values live.
+#[test]
+fn wave_states_are_derived_from_wave_0() {
+    let c = generate(3);
+    let w1 = lanejit::fuzz::group::wave_state(&c.init, 1);
+    assert_eq!(lanejit::fuzz::group::wave_state(&c.init, 0), c.init);
+    assert!(w1.memory.is_empty() && w1.v != c.init.v);
+    assert_eq!(w1.u["56"], c.init.u["56"], "base address registers are the workgroup's");
+    assert_eq!(w1.u["0"], c.init.u["0"].wrapping_add(1));
 }
 
 /// The oracle accepts agreeing engines and its comparison names what differs.

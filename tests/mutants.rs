@@ -14,7 +14,7 @@ use lanejit_jit::mutants::{self, CATALOGUE};
 use std::time::Instant;
 
 /// The CI campaign's program shape (tests/fuzz.rs), so that what is measured here is what CI runs.
-const GEN: GenConfig = GenConfig { max_len: 10, states: 2 };
+const GEN: GenConfig = GenConfig { max_len: 10, states: 2, group_pct: 10 };
 /// A mutant counts as missed if none of this many programs diverges.
 const PROGRAMS: u64 = 2_000;
 /// Campaign seed of mutant `id`: `SEED_BASE + id`.

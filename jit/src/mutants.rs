@@ -80,4 +80,5 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (39, "lower/vfloat/ops32.rs:to_int", "f.cvt.u32.f32 converts through the signed saturating conversion"),
     (40, "lower/vfloat/ops64.rs:pair", "f64 neg/abs modifiers act on bit 31 of the low word, not the sign"),
     (41, "lower/vfloat/ops64.rs:from_int", "f.cvt.f64.i32 does not subtract the 2^31 bias"),
+    (42, "lower/ctrl.rs:lower", "barrier lowered as nop: the wave does not wait for the others"),
 ];

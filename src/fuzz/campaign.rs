@@ -219,7 +219,12 @@ pub fn reproducer_source(f: &Finding, prog: &GenProgram, div: &Divergence) -> Re
     for d in &div.diffs {
         s += &format!(";   {d}\n");
     }
-    s += "; replay: lanejit wave THIS.s --init THIS.json --engine jit   (compare with --engine interp)\n";
+    if prog.waves > 1 {
+        s += &format!("; a workgroup of {} waves (.workgroup): wave 0 starts from THIS.json, wave k from fuzz::group::wave_state\n", prog.waves);
+        s += "; replay: lanejit fuzz --replay THIS.s   (every engine, compared with interp)\n";
+    } else {
+        s += "; replay: lanejit wave THIS.s --init THIS.json --engine jit   (compare with --engine interp)\n";
+    }
     Ok(s + &lanejit_isa::disassemble(&p))
 }
 

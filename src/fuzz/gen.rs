@@ -112,6 +112,8 @@ struct Gen {
     nfuncs: usize,
     /// Percent chance that a memory access is deliberately misaligned or out of bounds.
     fault_pct: u32,
+    /// A multi-wave program: most accesses go to shared memory, where the waves meet.
+    group: bool,
 }
 
 impl Gen {
@@ -186,6 +188,7 @@ impl Gen {
             None => "global",
             Some(_) if a64 && !self.r.chance(3) && !writes && self.r.chance(15) => "constant",
             Some(_) if a64 && !self.r.chance(3) => "global",
+            Some(_) if self.group => sp_names[self.r.weighted(&[25, if writes { 2 } else { 6 }, 60, 9])],
             Some(_) => sp_names[self.r.weighted(&[60, if writes { 2 } else { 12 }, 14, 14])],
         };
         if let Some(i) = pos("sp") {
@@ -368,6 +371,11 @@ fn tail(g: &mut Gen) -> Option<Op> {
         0 => Some(op(ids().end, &[])),
         1 if !t.terminal.is_empty() => {
             let id = *g.r.pick(&t.terminal);
+            // In a workgroup every wave passes a final barrier and runs on into the functions, whose return
+            // may jump back into main: a loop. A lone wave stops there (BarrierDeadlock), so only it gets one.
+            if g.group && id == ids().barrier {
+                return Some(op(ids().end, &[]));
+            }
             Some(g.random_op(id))
         }
         1 => Some(op(ids().end, &[])),
@@ -382,16 +390,24 @@ pub struct GenConfig {
     /// Top-level items of main code are drawn from `4..=max_len` (structures add their bodies).
     pub max_len: usize,
     pub states: usize,
+    /// Percent of programs run as a workgroup of 2-4 waves with barriers and shared memory (`group`).
+    pub group_pct: u32,
 }
 
 impl Default for GenConfig {
     fn default() -> Self {
-        GenConfig { max_len: 24, states: 2 }
+        GenConfig { max_len: 24, states: 2, group_pct: 10 }
     }
 }
 
+/// Seed offset of the stream that decides multi-wave programs: a stream of its own, so that a seed's
+/// single-wave program is the same whatever `group_pct` says.
+const GROUP_STREAM: u64 = 0x6772_6f75_7073_0000;
+
 /// The program of one seed and its initial states (deterministic for a seed and a config).
 pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson>) {
+    let mut gr = Rng::new(seed ^ GROUP_STREAM);
+    let waves = if gr.chance(cfg.group_pct) { gr.range(2, 4) as u8 } else { 1 };
     let mut r = Rng::new(seed);
     let pv = *r.pick(&[4u8, 8, 8, VPOOL]);
     let pu = *r.pick(&[4u8, 8, 8, UPOOL]);
@@ -399,13 +415,21 @@ pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson
     let fault_pct = if r.chance(15) { 25 } else { 1 };
     let max = cfg.max_len.max(1) as i64;
     let len = r.range(max.min(4), max) as usize;
-    let mut g = Gen { r, pv, pu, nfuncs, fault_pct };
+    let mut g = Gen { r, pv, pu, nfuncs, fault_pct, group: waves > 1 };
     let flen = (max / 4).max(2);
     let funcs = (0..nfuncs).map(|_| { let n = g.r.range(1, flen) as usize; g.block(MAX_DEPTH, 2 * MAX_DEPTH, 0, n, true) }).collect();
-    let main = g.block(0, MAX_DEPTH, 0, len, false);
+    let mut main = g.block(0, MAX_DEPTH, 0, len, false);
+    if waves > 1 {
+        // Barriers between top-level items only: every wave runs main's top level in order (structures and
+        // calls come back to it), so every wave meets the same barriers.
+        for _ in 0..gr.range(1, 3) {
+            let at = gr.below(main.len() as u64 + 1) as usize;
+            main.insert(at, Node::Barrier);
+        }
+    }
     let tail = tail(&mut g);
     let states = (0..cfg.states.max(1)).map(|_| g.init()).collect();
-    (GenProgram { main, tail, funcs, shared: SHARED_BYTES, private: PRIVATE_BYTES }, states)
+    (GenProgram { main, tail, funcs, shared: SHARED_BYTES, private: PRIVATE_BYTES, waves }, states)
 }
 
 /// The case of one seed with the default config and its first state.

@@ -8,6 +8,7 @@ pub mod campaign;
 pub mod corpus;
 pub mod coverage;
 pub mod gen;
+pub mod group;
 pub mod oracle;
 pub mod prog;
 pub mod rng;
@@ -47,6 +48,9 @@ pub struct FuzzArgs {
     /// Initial states each compiled program is run from.
     #[arg(long, default_value_t = GenConfig::default().states)]
     pub states: usize,
+    /// Percent of programs run as a workgroup of 2-4 waves with barriers and shared memory.
+    #[arg(long, default_value_t = GenConfig::default().group_pct)]
+    pub groups: u32,
     /// Print which mnemonics ran with full, partial and empty EXEC.
     #[arg(long)]
     pub coverage: bool,
@@ -126,7 +130,7 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         progress: true,
         ignore: a.ignore.clone(),
         stop_after: a.stop_after,
-        gen: GenConfig { max_len: a.size, states: a.states },
+        gen: GenConfig { max_len: a.size, states: a.states, group_pct: a.groups },
         ..Options::default()
     };
     let sum = campaign(&opts).map_err(|e| anyhow!(e))?;

@@ -1,10 +1,12 @@
 //! The differential oracle: one case on the interpreter (the golden model), the JIT and `auto`, and a
 //! comparison of everything a wave leaves behind: every register, EXEC, fcsr, pc, the retired and lane-op
-//! counts, the trap report (kind, pc, lanes, addresses, code, detail) and every memory range.
+//! counts, the trap report (kind, pc, lanes, addresses, code, detail) and every memory range. A multi-wave case
+//! (`group`) compares all of that for every wave, and the workgroup's shared memory.
 
 use super::coverage::{CovTracer, Coverage};
+use super::group::{run_case, GroupOutcome};
 use crate::state_json::StateJson;
-use crate::wave::{run_wave, WaveOutcome};
+use crate::wave::WaveOutcome;
 use crate::{Engine, Kernel};
 use lanejit_interp::{Tracer, LANES};
 use lanejit_isa::asm::Program;
@@ -45,8 +47,8 @@ impl Divergence {
 }
 
 /// Runs one engine, turning a panic into an error so that a crashing engine is a finding, not a crash.
-fn run_one(kernel: &Kernel, init: &StateJson, e: Engine, tracer: Option<&mut dyn Tracer>) -> Result<WaveOutcome, String> {
-    match catch_unwind(AssertUnwindSafe(|| run_wave(kernel, init, e, FUZZ_BUDGET, tracer))) {
+fn run_one(kernel: &Kernel, init: &StateJson, e: Engine, tracer: Option<&mut dyn Tracer>) -> Result<GroupOutcome, String> {
+    match catch_unwind(AssertUnwindSafe(|| run_case(kernel, init, e, FUZZ_BUDGET, tracer))) {
         Ok(r) => r,
         Err(p) => Err(format!("panicked: {}", p.downcast_ref::<String>().cloned()
             .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())),
@@ -67,7 +69,7 @@ pub fn check_kernel(kernel: &Kernel, init: &StateJson, auto: AutoMode, cov: Opti
             let mut t = CovTracer { cov: c, code: &kernel.code };
             let out = run_one(kernel, init, Engine::Interp, Some(&mut t));
             if let Ok(o) = &out {
-                t.attempted(o);
+                t.attempted(&o.waves[o.trap().map_or(0, |(w, _)| w)]);
             }
             out
         }
@@ -83,14 +85,16 @@ pub fn check_kernel(kernel: &Kernel, init: &StateJson, auto: AutoMode, cov: Opti
         }
         match run_one(kernel, init, e, None) {
             Ok(out) => {
-                let mut diffs = compare(&reference, &out);
+                let mut diffs = compare_group(&reference, &out);
                 diffs.retain(|d| !ignore.iter().any(|i| d.strip_prefix(i.as_str()).is_some_and(|r| r.starts_with([':', ' ']) || r.starts_with(|c: char| c.is_ascii_digit()) && i.len() == 1)));
                 if !diffs.is_empty() {
-                    return Ok(Some(Divergence { engine: e, diffs, reference: Some(reference.to_json()), other: Some(out.to_json()) }));
+                    // The states of the first wave that differs (wave 0 when only shared memory does).
+                    let w = (0..out.waves.len()).find(|&w| !compare(&reference.waves[w], &out.waves[w]).is_empty()).unwrap_or(0);
+                    return Ok(Some(Divergence { engine: e, diffs, reference: Some(reference.waves[w].to_json()), other: Some(out.waves[w].to_json()) }));
                 }
             }
             Err(msg) => {
-                return Ok(Some(Divergence { engine: e, diffs: vec![format!("engine error: {msg}")], reference: Some(reference.to_json()), other: None }));
+                return Ok(Some(Divergence { engine: e, diffs: vec![format!("engine error: {msg}")], reference: Some(reference.waves[0].to_json()), other: None }));
             }
         }
     }
@@ -102,6 +106,25 @@ fn lanes_diff(name: &str, a: &[u32; LANES], b: &[u32; LANES]) -> Option<String> 
     let &l = bad.first()?;
     let mask = bad.iter().fold(0u32, |m, &l| m | 1 << l);
     Some(format!("{name} lanes {mask:#010x} (lane {l}: interp {:#010x}, other {:#010x})", a[l], b[l]))
+}
+
+/// Every difference between the reference outcome `a` and `b` of a case, one line each: `compare`'s lines for
+/// a single wave; for a workgroup, each wave's with ` (wave k)` appended, then the shared memory.
+pub fn compare_group(a: &GroupOutcome, b: &GroupOutcome) -> Vec<String> {
+    if a.waves.len() == 1 && b.waves.len() == 1 {
+        return compare(&a.waves[0], &b.waves[0]);
+    }
+    let mut d = Vec::new();
+    for (k, (x, y)) in a.waves.iter().zip(&b.waves).enumerate() {
+        d.extend(compare(x, y).into_iter().map(|l| format!("{l} (wave {k})")));
+    }
+    if a.waves.len() != b.waves.len() {
+        d.push(format!("waves: interp {}, other {}", a.waves.len(), b.waves.len()));
+    }
+    if let Some(i) = a.shared.iter().zip(&b.shared).position(|(p, q)| p != q) {
+        d.push(format!("shared: first difference at byte {i:#x} (interp {:#04x}, other {:#04x})", a.shared[i], b.shared[i]));
+    }
+    d
 }
 
 /// Every difference between the reference outcome `a` and `b`, one line each.

@@ -3,7 +3,7 @@
 //! code, so that the shrinker can delete or inline any node and still get a valid, terminating program.
 
 use lanejit_isa::asm::{KernelMeta, Program};
-use lanejit_isa::{by_mnemonic, encode_values, InsnId, InsnInfo, KindClass};
+use lanejit_isa::{by_mnemonic, encode_values, InsnId, InsnInfo, KindClass, LANES};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -63,6 +63,9 @@ pub enum Node {
     Loop { kind: LoopKind, depth: u8, count: u8, mask: u8, body: Vec<Node> },
     /// `jal link, f` or `u.pcrel p, f - bias; jalr link, p, bias`; the function returns with `jr link, 0`.
     Call { func: usize, indirect: bool, bias: i16 },
+    /// `barrier`: only at the top level of main code in a multi-wave program, where every wave passes (no
+    /// structure around it: every wave meets the same barriers in the same order).
+    Barrier,
 }
 
 /// A generated kernel: main code, what ends it (`None`: fall off the end), then the functions.
@@ -73,6 +76,9 @@ pub struct GenProgram {
     pub funcs: Vec<Vec<Node>>,
     pub shared: u32,
     pub private: u32,
+    /// Waves of the workgroup the program runs as (1: a lone wave); rendered as `.workgroup`, so that the
+    /// reproducer alone says how to run it (see `group`).
+    pub waves: u8,
 }
 
 /// Table entries the structures are built from.
@@ -95,6 +101,7 @@ pub struct Ids {
     pub u_add_i: InsnId,
     pub u_pcrel: InsnId,
     pub end: InsnId,
+    pub barrier: InsnId,
 }
 
 fn id(m: &str) -> InsnId {
@@ -107,7 +114,7 @@ pub fn ids() -> &'static Ids {
         j: id("j"), j_execz: id("j.execz"), j_execnz: id("j.execnz"), jal: id("jal"), jr: id("jr"), jalr: id("jalr"),
         b_z: id("b.z"), b_nz: id("b.nz"), b_lt: id("b.lt"), b_ge: id("b.ge"),
         exec_and_save: id("exec.and.save"), exec_andn_save: id("exec.andn.save"), exec_set: id("exec.set"),
-        exec_get: id("exec.get"), u_li: id("u.li"), u_add_i: id("u.add.i"), u_pcrel: id("u.pcrel"), end: id("end"),
+        exec_get: id("exec.get"), u_li: id("u.li"), u_add_i: id("u.add.i"), u_pcrel: id("u.pcrel"), end: id("end"), barrier: id("barrier"),
     })
 }
 
@@ -201,6 +208,7 @@ impl Emitter {
                 self.emit(op(d.exec_set, &[("rs1", s)]));
             }
             Node::Loop { kind, depth, count, mask, body } => self.lp(*kind, *depth, *count, *mask, body, funcs),
+            Node::Barrier => self.emit(op(d.barrier, &[])),
             Node::Call { func, indirect, bias } => {
                 let target = funcs[*func];
                 if *indirect {
@@ -258,7 +266,10 @@ impl GenProgram {
             encode_values(o.info(), &o.vals)?.push_to(&mut words);
         }
         let labels = e.names.iter().filter_map(|(n, &l)| e.labels[l].map(|pc| (n.clone(), pc))).collect();
-        let meta = KernelMeta { name: "fuzz".into(), shared_bytes: self.shared, private_bytes: self.private, ..KernelMeta::default() };
+        let mut meta = KernelMeta { name: "fuzz".into(), shared_bytes: self.shared, private_bytes: self.private, ..KernelMeta::default() };
+        if self.waves > 1 {
+            meta.workgroup = [LANES as u32 * self.waves as u32, 1, 1];
+        }
         Ok(Program { words, labels, meta })
     }
 
@@ -292,7 +303,7 @@ impl GenProgram {
     pub fn op_count(&self) -> usize {
         fn count(ns: &[Node]) -> usize {
             ns.iter().map(|n| match n {
-                Node::Op(_) | Node::Call { .. } => 1,
+                Node::Op(_) | Node::Call { .. } | Node::Barrier => 1,
                 Node::Skip { body, .. } | Node::Loop { body, .. } => 1 + count(body),
                 Node::If { then, els, .. } => 1 + count(then) + els.as_deref().map_or(0, count),
             }).sum()

@@ -1,8 +1,8 @@
-//! Delta debugging of a failing case: delete chunks of nodes (halving the chunk size), inline structures (a
-//! leading if/else becomes its body with the lanes it ran in moved into the initial EXEC), strip what
-//! structures add (empty else, the skip over an empty branch, extra loop trips), drop functions, then move
-//! operands, immediates and the initial state toward simpler values, keeping each change only while the case
-//! still fails. Works on the program tree, so every candidate is a valid,
+//! Delta debugging of a failing case: delete chunks of nodes (halving the chunk size), inline structures and
+//! calls (a leading if/else becomes its body with the lanes it ran in moved into the initial EXEC), strip what
+//! structures add (empty else, the skip over an empty branch, extra loop trips), run a workgroup case as fewer
+//! waves, drop functions, then move operands, immediates and the initial state toward simpler values, keeping
+//! each change only while the case still fails. Works on the program tree, so every candidate is a valid,
 //! terminating program.
 
 use super::prog::{ids, op, GenProgram, Node};
@@ -102,6 +102,7 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
             self.inline_structures();
             self.exec_into_state();
             self.simplify_structures();
+            self.fewer_waves();
             self.drop_functions();
             self.simplify_tail();
             self.simplify_operands();
@@ -137,17 +138,22 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
         }
     }
 
-    /// Replaces a structure by its code (then and else bodies in sequence).
+    /// Replaces a structure by its code (then and else bodies in sequence), a call by the function's body.
     fn inline_structures(&mut self) {
         for lp in all_lists(&self.prog).into_iter().rev() {
             let len = list_mut(&mut self.prog, &lp).map_or(0, |l| l.len());
             for i in (0..len).rev() {
                 let lp2 = lp.clone();
                 self.attempt(|p, _| {
+                    let funcs = p.funcs.clone();
                     let Some(l) = list_mut(p, &lp2) else { return false };
                     let inner = match l.get(i) {
                         Some(Node::Skip { body, .. } | Node::Loop { body, .. }) => body.clone(),
                         Some(Node::If { then, els, .. }) => then.iter().chain(els.iter().flatten()).cloned().collect(),
+                        Some(Node::Call { func, .. }) => match funcs.get(*func) {
+                            Some(body) => body.clone(),
+                            None => return false,
+                        },
                         _ => return false,
                     };
                     l.splice(i..i + 1, inner);
@@ -198,6 +204,23 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
                 }
             }
         }
+    }
+
+    /// A workgroup case down to one wave if it still fails so (barriers then trap in a lone wave, so they go
+    /// first, with the node deletions), else one wave fewer.
+    fn fewer_waves(&mut self) {
+        self.attempt(|p, _| {
+            fn drop_barriers(ns: &mut Vec<Node>) {
+                ns.retain(|n| !matches!(n, Node::Barrier));
+            }
+            drop_barriers(&mut p.main);
+            p.waves = 1;
+            true
+        });
+        self.attempt(|p, _| {
+            p.waves = p.waves.saturating_sub(1).max(1);
+            true
+        });
     }
 
     /// Removes a function and every call to it.

@@ -23,6 +23,8 @@ pub fn lower(fx: &mut Fx, i: &CtrlInsn, site: &Site) -> Lowered {
         // Mutant 33: b.ge branches on x > 0, so a counter reaching 0 leaves a count-down loop one trip early.
         BGe { rs1, imm } => on_uniform(fx, site, rs1, imm, if active(33) { IntCC::SignedGreaterThan } else { IntCC::SignedGreaterThanOrEqual }),
         End => leave(fx, site, Exit::End, site.pc),
+        // Mutant 42: barrier lowered like nop: the wave runs on without waiting for the others.
+        Barrier if active(42) => Lowered::Native,
         Barrier => leave(fx, site, Exit::Barrier, site.next_pc()),
         Jr { .. } | Jalr { .. } | Trap { .. } | Brk => interpret(fx, site),
         Nop | Fence { .. } | Cctl { .. } | Sleep { .. } | Wait { .. } => Lowered::Native,

@@ -1,0 +1,125 @@
+//! Multi-wave cases: a kernel whose `.workgroup` holds more than `LANES` threads runs as one workgroup of that
+//! many waves, sharing shared memory and global memory and meeting at `barrier`. Waves are scheduled exactly as
+//! a launch schedules them (`launch::release_barrier`): in wave order, each until it ends or waits at a barrier;
+//! the barrier opens when every wave still running waits at the same one. The schedule is deterministic, so
+//! races between waves through shared memory come out the same on every engine that executes correctly.
+//!
+//! A case still has one initial state (so the shrinker and the reproducer format are unchanged): it is wave 0's,
+//! and wave k starts from `wave_state(init, k)`, a fixed transformation of it.
+
+use crate::engine::run_chunk;
+use crate::launch::{release_barrier, WaveStatus};
+use crate::state_json::StateJson;
+use crate::wave::{device_with, read_back, WaveOutcome};
+use crate::wavemem::WaveMemory;
+use crate::{engine_available, Engine, Kernel};
+use lanejit_interp::{Stop, Trap, TrapKind, Tracer, WaveEnv, LANES};
+
+/// Waves in the kernel's workgroup (1 for an ordinary single-wave case).
+pub fn waves_of(kernel: &Kernel) -> u32 {
+    kernel.program.meta.workgroup.iter().product::<u32>().div_ceil(LANES as u32).max(1)
+}
+
+/// Wave k's initial state: wave 0's with every vector register's lanes rotated by 7k, the generator's pool of
+/// uniform registers (u0..u15, below the reserved base-address pairs) plus k, EXEC rotated by 8k, and no memory
+/// (global memory belongs to the workgroup, given by wave 0's state). Different data and masks per wave, but the
+/// same flavour of values.
+pub fn wave_state(init: &StateJson, k: u32) -> StateJson {
+    if k == 0 {
+        return init.clone();
+    }
+    let mut s = init.clone();
+    s.memory.clear();
+    for lanes in s.v.values_mut() {
+        let n = lanes.len().max(1);
+        lanes.rotate_left(7 * k as usize % n);
+    }
+    for (r, x) in s.u.iter_mut() {
+        if r.parse::<u8>().is_ok_and(|r| r < super::prog::UPOOL) {
+            *x = x.wrapping_add(k);
+        }
+    }
+    s.exec = s.exec.map(|e| e.rotate_left(8 * k));
+    s
+}
+
+/// What a workgroup leaves behind: each wave's outcome (the trap, if any, on the wave that trapped; global
+/// memory on wave 0's) and the shared memory.
+pub struct GroupOutcome {
+    pub waves: Vec<WaveOutcome>,
+    pub shared: Vec<u8>,
+}
+
+impl GroupOutcome {
+    /// The trap that stopped the workgroup, with the wave it stopped.
+    pub fn trap(&self) -> Option<(usize, &Trap)> {
+        self.waves.iter().enumerate().find_map(|(i, w)| w.trap.as_ref().map(|t| (i, t)))
+    }
+}
+
+/// Runs the case on `engine`: one wave (`wave::run_wave`) or the kernel's whole workgroup. `budget` is per wave.
+pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, tracer: Option<&mut dyn Tracer>) -> Result<GroupOutcome, String> {
+    let n = waves_of(kernel) as usize;
+    if n == 1 {
+        let w = crate::wave::run_wave(kernel, init, engine, budget, tracer)?;
+        return Ok(GroupOutcome { waves: vec![w], shared: Vec::new() });
+    }
+    engine_available(engine)?;
+    if engine == Engine::Jit {
+        kernel.compiled()?;
+    }
+    let mut tracer = tracer;
+    let mut waves = (0..n).map(|k| wave_state(init, k as u32).to_wave()).collect::<Result<Vec<_>, _>>()?;
+    let (device, ranges) = device_with(&init.memory)?;
+    let allocs = device.arena.allocations();
+    let meta = &kernel.program.meta;
+    let mut shared = vec![0u8; meta.shared_bytes as usize];
+    let pstride = meta.private_bytes as usize * LANES;
+    let mut private = vec![0u8; pstride * n];
+    let mut status = vec![WaveStatus::Running; n];
+    let mut trap: Option<(usize, Trap)> = None;
+    let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
+    'group: loop {
+        for wi in 0..n {
+            if status[wi] != WaveStatus::Running {
+                continue;
+            }
+            let env = WaveEnv { wave_id: wi as u32, wave_count: n as u32, wg_size: meta.workgroup, grid: [1, 1, 1], wg_id: [0; 3] };
+            let mut mem = WaveMemory {
+                arena: &device.arena, allocs: &allocs, shared: &mut shared,
+                private: &mut private[wi * pstride..(wi + 1) * pstride], private_bytes: meta.private_bytes as u64,
+            };
+            let w = &mut waves[wi];
+            let left = budget.saturating_sub(w.retired);
+            match run_chunk(kernel, engine, w, &mut mem, &env, left, tracer.as_deref_mut(), &mut windows) {
+                Ok(Stop::End) => status[wi] = WaveStatus::Ended,
+                Ok(Stop::Barrier) => status[wi] = WaveStatus::AtBarrier(w.pc.wrapping_sub(4)),
+                Ok(Stop::Steps) => {
+                    let t = Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"));
+                    trap = Some((wi, t));
+                    break 'group;
+                }
+                Err(t) => {
+                    trap = Some((wi, t));
+                    break 'group;
+                }
+            }
+        }
+        match release_barrier(&mut status) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(t) => {
+                trap = Some((t.wave as usize, t));
+                break;
+            }
+        }
+    }
+    let memory = read_back(&device, &ranges)?;
+    let mut outs: Vec<WaveOutcome> = waves.into_iter().map(|state| WaveOutcome { state, trap: None, memory: Vec::new() }).collect();
+    outs[0].memory = memory;
+    if let Some((wi, mut t)) = trap {
+        t.wave = wi as u32;
+        outs[wi].trap = Some(t);
+    }
+    Ok(GroupOutcome { waves: outs, shared })
+}
