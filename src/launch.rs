@@ -17,6 +17,10 @@ use std::time::{Duration, Instant};
 pub const MAX_WORKGROUP_THREADS: u32 = 1024;
 /// Most shared memory per workgroup.
 pub const MAX_SHARED_BYTES: u32 = 64 * 1024;
+/// Bytes allocated after each workgroup's shared memory and never part of it (guest accesses are checked
+/// against the shared size): a bounds-check bug in compiled code then corrupts this padding, which the
+/// differential fuzzer notices, rather than the host heap.
+pub const SHARED_RED_ZONE: usize = 256;
 /// Instructions a wave runs between checks of the budget, the deadline and other workgroups' traps.
 const CHUNK: u64 = 4096;
 
@@ -210,7 +214,7 @@ fn run_workgroup(cx: &LaunchCtx, wg_id: [u32; 3], wg_index: u64, mut tracer: Opt
     let n = cx.env.wave_count;
     let mut waves: Vec<WaveState> = (0..n).map(|w| initial_wave(cx, wg_id, w)).collect();
     let mut status = vec![WaveStatus::Running; n as usize];
-    let mut shared = vec![0u8; cx.shared_bytes as usize];
+    let mut shared = vec![0u8; cx.shared_bytes as usize + SHARED_RED_ZONE];
     let mut private = vec![0u8; cx.private_bytes as usize * LANES * n as usize];
     let mut windows = WindowCache::default();
     let with_ids = |mut t: Trap, wave: u32| {
@@ -224,7 +228,7 @@ fn run_workgroup(cx: &LaunchCtx, wg_id: [u32; 3], wg_index: u64, mut tracer: Opt
                 let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
                 let pstride = cx.private_bytes as usize * LANES;
                 let mut mem = WaveMemory {
-                    arena: &cx.device.arena, allocs: &cx.allocs, shared: &mut shared,
+                    arena: &cx.device.arena, allocs: &cx.allocs, shared: &mut shared[..cx.shared_bytes as usize],
                     private: &mut private[wi * pstride..(wi + 1) * pstride], private_bytes: cx.private_bytes as u64,
                 };
                 let w = &mut waves[wi];

@@ -31,9 +31,9 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     let (device, ranges) = device_with(&init.memory)?;
     let meta = &kernel.program.meta;
     let allocs = device.arena.allocations();
-    let mut shared = vec![0u8; meta.shared_bytes as usize];
+    let mut shared = vec![0u8; meta.shared_bytes as usize + crate::launch::SHARED_RED_ZONE];
     let mut private = vec![0u8; meta.private_bytes as usize * LANES];
-    let mut mem = WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut shared, private: &mut private, private_bytes: meta.private_bytes as u64 };
+    let mut mem = WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut shared[..meta.shared_bytes as usize], private: &mut private, private_bytes: meta.private_bytes as u64 };
     let env = WaveEnv { wave_id: 0, wave_count: 1, wg_size: [LANES as u32, 1, 1], grid: [1, 1, 1], wg_id: [0; 3] };
     let trap = match run_chunks(kernel, engine, &mut w, &mut mem, &env, budget, tracer) {
         Ok(Stop::End) => None,
@@ -47,7 +47,7 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
 
 /// Instructions per chunk under `auto`: tiering decides between chunks, so a short program can still switch
 /// from the interpreter to compiled blocks in the middle of its run.
-const AUTO_CHUNK: u64 = 64;
+const AUTO_CHUNK: u64 = 4;
 
 /// Runs until the wave stops or `budget` instructions retire: one chunk, or `AUTO_CHUNK`-sized ones under `auto`.
 fn run_chunks(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, budget: u64,

@@ -19,6 +19,13 @@ const GEN: GenConfig = GenConfig { max_len: 10, states: 2, group_pct: 10 };
 const PROGRAMS: u64 = 2_000;
 /// Campaign seed of mutant `id`: `SEED_BASE + id`.
 const SEED_BASE: u64 = 0x0bad_0000;
+/// Planted bugs the short campaign is known not to catch, and why. Every other one must be caught (memory and
+/// EXEC ones included), at least 95% of all must be, and one listed here that starts being caught fails the
+/// test so that the list stays true.
+const KNOWN_MISSES: &[(u32, &str)] = &[
+    (43, "needs the instruction budget to run out inside a block; generated programs end long before the \
+          fuzzing budget, and the `auto` chunks that do stop mid-block only shorten a chunk"),
+];
 /// Largest acceptable shrunk reproducer, in rendered instructions (structures, `end` and returns included).
 const MAX_SHRUNK: usize = 10;
 
@@ -108,11 +115,18 @@ fn mutants_are_caught_and_shrink() {
         }
         rows.push(r);
     }
-    let missed: Vec<String> = rows.iter().filter(|r| r.first.is_none() && !crashed_ids.contains(&r.id)).map(|r| format!("{} {}: {}", r.id, r.site, r.what)).collect();
+    let known = |id: u32| KNOWN_MISSES.iter().any(|k| k.0 == id);
+    let missed: Vec<String> = rows.iter().filter(|r| r.first.is_none() && !crashed_ids.contains(&r.id) && !known(r.id))
+        .map(|r| format!("{} {}: {}", r.id, r.site, r.what)).collect();
+    let now_caught: Vec<u32> = rows.iter().filter(|r| r.first.is_some() && known(r.id)).map(|r| r.id).collect();
+    let caught = rows.iter().filter(|r| r.first.is_some()).count();
     let big: Vec<String> = rows.iter().filter(|r| r.first.is_some() && r.shrunk.is_none_or(|n| n > MAX_SHRUNK))
         .map(|r| format!("mutant {} ({}): {:?} instructions\n{}", r.id, r.what, r.shrunk, r.reproducer)).collect();
-    println!("{} mutants, {} missed, {} crashed, {} not shrunk to <= {MAX_SHRUNK} instructions ({:.1} s)", rows.len(),
-             missed.len(), crashed.len(), big.len(), t0.elapsed().as_secs_f64());
+    println!("{} mutants, {caught} caught ({:.1}%), {} missed unexpectedly, {} known misses, {} crashed, {} not shrunk to <= {MAX_SHRUNK} \
+              instructions ({:.1} s)", rows.len(), 100.0 * caught as f64 / rows.len() as f64, missed.len(), KNOWN_MISSES.len(),
+             crashed.len(), big.len(), t0.elapsed().as_secs_f64());
+    assert!(caught * 100 >= rows.len() * 95, "only {caught} of {} mutants caught (at least 95% must be)", rows.len());
+    assert!(now_caught.is_empty(), "known misses {now_caught:?} are caught now: take them out of KNOWN_MISSES");
     assert!(crashed.is_empty(), "the fuzzer process crashed (no reproducer):\n{}", crashed.join("\n"));
     assert!(missed.is_empty(), "mutants not caught in {PROGRAMS} programs:\n{}", missed.join("\n"));
     assert!(big.is_empty(), "shrunk reproducers over {MAX_SHRUNK} instructions:\n{}", big.join("\n"));

@@ -127,15 +127,22 @@ pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut W
     let addrs = a.addresses(w);
     let Some(region) = mem.host_region(a.sp, addrs[exec.trailing_zeros() as usize], a.is_store()) else { return false };
     let bytes = a.bytes as u64;
-    // Mutant 102: the last bytes of an access may pass the region's end.
-    let tail = if crate::mutants::active(102) { 1 } else { bytes };
-    let fits = |addr: u64| addr % bytes == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - tail;
-    if !(0..LANES).filter(|&l| exec >> l & 1 == 1).all(|l| fits(addrs[l])) {
+    let fits = |addr: u64| addr % bytes == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - bytes;
+    // Mutant 102: only the first active lane is checked.
+    let checked = if crate::mutants::active(102) { 1 } else { LANES };
+    if !(0..LANES).filter(|&l| exec >> l & 1 == 1).take(checked).all(|l| fits(addrs[l])) {
         return false;
     }
     if let Some(entry) = window.filter(|_| region.len >= CONTIGUOUS_BYTES) {
-        // Mutant 108: the cached span is the region's length (inline accesses may run past its end).
-        let span = if crate::mutants::active(108) { region.len } else { region.len - CONTIGUOUS_BYTES };
+        // Mutant 108: the cached span is the region's length (inline accesses may run past its end). Mutant
+        // 100: the span allows for one lane's word, not for the 32 lanes of an inline access.
+        let span = if crate::mutants::active(108) {
+            region.len
+        } else if crate::mutants::active(100) {
+            region.len - 4
+        } else {
+            region.len - CONTIGUOUS_BYTES
+        };
         *entry = Window { lo: region.lo, span, host: region.host as u64 };
     }
     let host = |l: usize| region.host.wrapping_add((addrs[l] - region.lo) as usize);

@@ -37,7 +37,8 @@ pub fn current() -> Option<u32> {
 }
 
 /// `(id, where, what)` of every planted bug. IDs 1..99 are in the lowerings of the ALU, cross-lane, compare
-/// and control groups; 100 and up are reserved for the memory and EXEC-blend lowerings.
+/// and control groups and the block budget; 100..=119 in memory accesses (inline path, window cache, the
+/// runtime's per-lane path); 120 and up in EXEC handling and block state (variants, blends, counters, write-back).
 pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (1, "lower/xlane.rs:up", "shfl.up.vi bound off by one: the lane whose source is lane 0 keeps its own value"),
     (2, "lower/xlane.rs:down", "shfl.down.vi wraps around the wave instead of keeping the lane's own value"),
@@ -81,4 +82,20 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (40, "lower/vfloat/ops64.rs:pair", "f64 neg/abs modifiers act on bit 31 of the low word, not the sign"),
     (41, "lower/vfloat/ops64.rs:from_int", "f.cvt.f64.i32 does not subtract the 2^31 bias"),
     (42, "lower/ctrl.rs:lower", "barrier lowered as nop: the wave does not wait for the others"),
+    (43, "lower/mod.rs:budget_check", "a block that needs one step more than the budget has left still runs compiled"),
+    (100, "lanes_mem.rs:try_access", "window cached with room for one lane's word, not the 32 lanes of an inline access"),
+    (101, "lower/mem.rs:inline_check", "inline access: alignment test dropped"),
+    (102, "lanes_mem.rs:try_access", "per-lane path checks only the first active lane's address"),
+    (103, "lanes_mem.rs:try_access", "sub-word loads never sign-extend"),
+    (104, "lanes_mem.rs:store", "lanes stored in descending order (the lowest lane wins an overlap)"),
+    (105, "lanes_mem.rs:load", "loaded registers written in every lane, EXEC ignored"),
+    (106, "lower/mem.rs:access", "inline path also in the masked variant: stores write lanes outside EXEC"),
+    (108, "lanes_mem.rs:try_access", "window cached with the region's whole length (inline accesses run past its end)"),
+    (109, "lower/mem.rs:inline_check", "inline host address leaves out the immediate (the check included it)"),
+    (120, "lower/mod.rs:emit_block", "full-EXEC variant taken whenever lane 31 is active"),
+    (121, "fx.rs:lane_mask", "lane masks of vector k taken from the EXEC bits of vector k + 1"),
+    (122, "fx.rs:blend_exec", "new and old values swapped in the EXEC blend"),
+    (123, "fx.rs:counted", "lane-ops counted with EXEC at the block's end, not at its start"),
+    (124, "fx.rs:call_runtime", "registers changed in the block not written back before an interpreter call"),
+    (125, "lower/mod.rs:emit_block", "a failed budget check stores the previous block's changed registers"),
 ];

@@ -48,6 +48,10 @@ pub struct Tables {
     pub v_shl_i: InsnId,
     pub v_mov_u_b64: InsnId,
     pub v_add_u64_u32: InsnId,
+    pub v_add_vu: InsnId,
+    pub ld_b32: InsnId,
+    pub st_b32: InsnId,
+    pub u_add_i: InsnId,
     pub wait: InsnId,
 }
 
@@ -63,6 +67,7 @@ pub fn tables() -> &'static Tables {
             plain: vec![], masks: vec![], mem: vec![], image: vec![], terminal: vec![],
             v_and_k: find("v.and.k"), v_laneid: find("v.laneid"), v_shl_i: find("v.shl.i"),
             v_mov_u_b64: find("v.mov.u.b64"), v_add_u64_u32: find("v.add.u64.u32"), wait: find("wait"),
+            v_add_vu: find("v.add.vu"), u_add_i: find("u.add.i"), ld_b32: find("ld.b32"), st_b32: find("st.b32"),
         };
         for i in INSNS.iter() {
             if i.format().name == "T" {
@@ -173,9 +178,12 @@ impl Gen {
     }
 
     /// A memory access with its address setup: in bounds and aligned, or (rarely) misaligned or out of bounds.
-    fn mem(&mut self, out: &mut Vec<Node>) {
+    /// `sweep`: the access will be repeated by a loop (see `block`).
+    fn mem(&mut self, out: &mut Vec<Node>, sweep: bool) {
         let t = tables();
-        let id = *self.r.pick(&t.mem);
+        // 32-bit loads and stores dominate real kernels (and have the JIT's inline path): drawn more often,
+        // most of all in sweeps.
+        let id = if self.r.chance(if sweep { 70 } else { 15 }) { *self.r.pick(&[t.ld_b32, t.st_b32]) } else { *self.r.pick(&t.mem) };
         let info = id.info();
         let mut o = self.random_op(id);
         let align = access_align(info.mnemonic);
@@ -232,7 +240,11 @@ impl Gen {
             let small = (self.r.below(2) * align.max(4)).min(room / 2) as i64;
             o.vals[i] = if oob && self.r.chance(30) { -(align as i64) * self.r.range(1, 4) } else { small + skew };
         }
-        self.offsets(out, align, mask);
+        let slide = self.offsets(out, align, mask, misalign, sweep);
+        // A misaligned sliding access starts aligned: its odd step misaligns it on the next execution.
+        if let (Some(_), true, Some(i)) = (slide, misalign, pos("imm")) {
+            o.vals[i] -= skew;
+        }
         if a64 {
             let i = pos("rs1").expect("a64 access has rs1");
             out.push(Node::Op(op(t.v_mov_u_b64, &[("rd", V_PTR as i64), ("rs1", ubase)])));
@@ -247,12 +259,27 @@ impl Gen {
             }
         }
         out.push(Node::Op(o));
+        if let Some(step) = slide {
+            out.push(Node::Op(op(t.u_add_i, &[("rd", U_SLIDE as i64), ("rs1", U_SLIDE as i64), ("imm", step)])));
+        }
     }
 
-    /// Lane offsets in `V_OFF`: random data masked (lanes may collide: atomics and overlapping stores), or
-    /// strided lane ids.
-    fn offsets(&mut self, out: &mut Vec<Node>, align: u64, mask: u64) {
+    /// Lane offsets in `V_OFF`: random data masked (lanes may collide: atomics and overlapping stores), strided
+    /// lane ids, or strided lane ids plus `U_SLIDE` (a sliding access: returns the step the caller adds to
+    /// `U_SLIDE` after the access). A sliding access repeated by a loop or by other waves moves through memory,
+    /// so compiled code meets the same instruction at new addresses: past the end of its buffer in time, and
+    /// misaligned when `misalign` picks an odd step; that is what exercises the JIT's cached memory windows.
+    fn offsets(&mut self, out: &mut Vec<Node>, align: u64, mask: u64, misalign: bool, sweep: bool) -> Option<i64> {
         let t = tables();
+        if self.r.chance(if sweep { 60 } else { 20 }) {
+            let sh = align.trailing_zeros() as i64;
+            out.push(Node::Op(op(t.v_laneid, &[("rd", V_OFF as i64)])));
+            out.push(Node::Op(op(t.v_shl_i, &[("rd", V_OFF as i64), ("rs1", V_OFF as i64), ("imm", sh)])));
+            out.push(Node::Op(op(t.v_add_vu, &[("rd", V_OFF as i64), ("rs1", V_OFF as i64), ("rs2", U_SLIDE as i64)])));
+            // Steps stay inside u.add.i's immediate range.
+            let step = if misalign { *self.r.pick(&[1, 2, 6]) } else { (align.max(4) * *self.r.pick(&[1, 4, 16, 32])).min(256) as i64 };
+            return Some(step);
+        }
         if self.r.chance(25) {
             out.push(Node::Op(op(t.v_laneid, &[("rd", V_OFF as i64)])));
             let sh = align.trailing_zeros() as i64;
@@ -263,6 +290,7 @@ impl Gen {
             let src = self.vreg(false);
             out.push(Node::Op(op(t.v_and_k, &[("rd", V_OFF as i64), ("rs1", src), ("imm", mask as i64)])));
         }
+        None
     }
 
     /// A compare (or ballot/vote) writing a lane mask to `mask`.
@@ -283,11 +311,25 @@ impl Gen {
             match self.r.weighted(&w) {
                 0 => self.plain(&mut out),
                 1 => {
-                    self.mem(&mut out);
+                    let mut access = Vec::new();
+                    let sweep = deeper && self.r.chance(25);
+                    self.mem(&mut access, sweep);
                     if self.r.chance(30) {
                         // Wait for the access's counter (or some of them): the results are then "waited for".
                         let w = self.random_op(tables().wait);
-                        out.push(Node::Op(w));
+                        access.push(Node::Op(w));
+                    }
+                    if sweep {
+                        // A sweep: the same access again and again (a sliding one moves each time, a divergent
+                        // loop drops lanes), so that compiled code meets it with its memory window cached.
+                        let kind = *self.r.pick(&[LoopKind::Nz, LoopKind::Divergent]);
+                        let mask = self.ureg(false) as u8;
+                        if kind == LoopKind::Divergent {
+                            access.push(self.mask_op(mask));
+                        }
+                        out.push(Node::Loop { kind, depth, count: self.r.range(2, 6) as u8, mask, body: access });
+                    } else {
+                        out.extend(access);
                     }
                 }
                 2 => {
@@ -344,6 +386,11 @@ impl Gen {
         for reg in 0..self.pu as usize {
             s.u.insert(reg.to_string(), values::scalar(&mut self.r, reg % 2 == 1));
         }
+        // Sliding accesses start in the first quarter of A, or anywhere in it (then often near its end, which
+        // a repeated access soon passes).
+        let quarters = if self.r.chance(50) { 64 } else { 256 };
+        let slide = 4 * self.r.below(quarters) as u32;
+        s.u.insert(U_SLIDE.to_string(), slide);
         for (i, &b) in BASES.iter().enumerate() {
             s.u.insert(U_BASES[i].to_string(), b as u32);
             s.u.insert((U_BASES[i] + 1).to_string(), (b >> 32) as u32);

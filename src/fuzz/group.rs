@@ -73,7 +73,7 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     let (device, ranges) = device_with(&init.memory)?;
     let allocs = device.arena.allocations();
     let meta = &kernel.program.meta;
-    let mut shared = vec![0u8; meta.shared_bytes as usize];
+    let mut shared = vec![0u8; meta.shared_bytes as usize + crate::launch::SHARED_RED_ZONE];
     let pstride = meta.private_bytes as usize * LANES;
     let mut private = vec![0u8; pstride * n];
     let mut status = vec![WaveStatus::Running; n];
@@ -86,7 +86,7 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
             }
             let env = WaveEnv { wave_id: wi as u32, wave_count: n as u32, wg_size: meta.workgroup, grid: [1, 1, 1], wg_id: [0; 3] };
             let mut mem = WaveMemory {
-                arena: &device.arena, allocs: &allocs, shared: &mut shared,
+                arena: &device.arena, allocs: &allocs, shared: &mut shared[..meta.shared_bytes as usize],
                 private: &mut private[wi * pstride..(wi + 1) * pstride], private_bytes: meta.private_bytes as u64,
             };
             let w = &mut waves[wi];
@@ -121,5 +121,6 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
         t.wave = wi as u32;
         outs[wi].trap = Some(t);
     }
+    shared.truncate(meta.shared_bytes as usize);
     Ok(GroupOutcome { waves: outs, shared })
 }

@@ -5,7 +5,7 @@
 //! each change only while the case still fails. Works on the program tree, so every candidate is a valid,
 //! terminating program.
 
-use super::prog::{ids, op, GenProgram, Node};
+use super::prog::{ids, op, GenProgram, LoopKind, Node};
 use crate::state_json::StateJson;
 use lanejit_isa::{encode_values, KindClass};
 
@@ -185,12 +185,12 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
     }
 
     /// Drops what a structure adds around its bodies: an empty else, the `j.execz` over an empty branch, loop
-    /// trips beyond the first.
+    /// trips beyond the first, the EXEC save/restore and exit test of a divergent loop (it becomes a counted one).
     fn simplify_structures(&mut self) {
         for lp in all_lists(&self.prog).into_iter().rev() {
             let len = list_mut(&mut self.prog, &lp).map_or(0, |l| l.len());
             for i in 0..len {
-                for edit in 0..3 {
+                for edit in 0..4 {
                     let lp2 = lp.clone();
                     self.attempt(|p, _| {
                         let Some(n) = list_mut(p, &lp2).and_then(|l| l.get_mut(i)) else { return false };
@@ -198,6 +198,7 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
                             (Node::If { els, .. }, 0) if els.as_ref().is_some_and(|e| e.is_empty()) => { *els = None; true }
                             (Node::If { skip_empty, .. }, 1) if *skip_empty => { *skip_empty = false; true }
                             (Node::Loop { count, .. }, 2) if *count > 1 => { *count = 1; true }
+                            (Node::Loop { kind, .. }, 3) if *kind == LoopKind::Divergent => { *kind = LoopKind::Nz; true }
                             _ => false,
                         }
                     });

@@ -110,8 +110,6 @@ fn inline_check(fx: &mut Fx, a: &Access, slot: u32) -> (Value, Value) {
     let w_span = fx.b.ins().load(I64, ctx_flags, windows, at + 8);
     let w_host = fx.b.ins().load(I64, ctx_flags, windows, at + 16);
     let rel = fx.b.ins().isub(lo, w_lo);
-    // Mutant 100: only the first lane's word is checked against the window (the access length forgotten).
-    let w_span = if crate::mutants::active(100) { fx.b.ins().iadd_imm_s(w_span, CONTIGUOUS_BYTES as i64 - 4) } else { w_span };
     let inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span);
     let mut ok = fx.b.ins().band(contiguous, aligned);
     ok = fx.b.ins().band(ok, inside);
@@ -122,6 +120,8 @@ fn inline_check(fx: &mut Fx, a: &Access, slot: u32) -> (Value, Value) {
         let no_wrap = fx.b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, off0, limit);
         ok = fx.b.ins().band(ok, no_wrap);
     }
+    // Mutant 109: the host address leaves out the immediate (the check included it).
+    let rel = if crate::mutants::active(109) { fx.b.ins().iadd_imm_s(rel, -(a.imm as i64)) } else { rel };
     (ok, fx.b.ins().iadd(w_host, rel))
 }
 
@@ -129,8 +129,7 @@ fn inline_check(fx: &mut Fx, a: &Access, slot: u32) -> (Value, Value) {
 /// offset can then pass 2^32, which lies outside shared memory, so such an access leaves the inline path).
 fn base_plus_imm(fx: &mut Fx, a: &Access) -> Value {
     let lo = fx.u(a.rs2);
-    // Mutant 109: the immediate zero-extended instead of sign-extended.
-    let imm = if crate::mutants::active(109) { a.imm as u32 as i64 } else { a.imm as i64 };
+    let imm = a.imm as i64;
     if a.sp == Sp::Shared {
         let sum = fx.b.ins().iadd_imm_s(lo, imm);
         return fx.b.ins().uextend(I64, sum);

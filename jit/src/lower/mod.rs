@@ -178,8 +178,8 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
 
 /// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction.
 fn budget_check(fx: &mut Fx, block: &Block) {
-    // Mutant 126: a block that needs one step more than remains still runs compiled.
-    let n = block.ops.len() as i64 - crate::mutants::active(126) as i64;
+    // Mutant 43: a block that needs one step more than remains still runs compiled.
+    let n = block.ops.len() as i64 - crate::mutants::active(43) as i64;
     let steps = fx.b.use_var(fx.steps);
     let short = fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, steps, n.max(1));
     let (out, run) = (fx.b.create_block(), fx.b.create_block());
