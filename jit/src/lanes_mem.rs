@@ -6,7 +6,7 @@
 //!
 //! Also fills the window cache that compiled code checks inline (see `lower/mem.rs`).
 
-use lanejit_interp::{Memory, WaveState};
+use lanejit_interp::{HostRegion, Memory, WaveState};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg, LANES, VREGS};
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
@@ -125,9 +125,15 @@ pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut W
         return false;
     }
     let addrs = a.addresses(w);
-    let Some(region) = mem.host_region(a.sp, addrs[exec.trailing_zeros() as usize], a.is_store()) else { return false };
+    let first = addrs[exec.trailing_zeros() as usize];
+    // The instruction's cached window (same space and direction) spares the region lookup.
+    let cached = window.as_deref().filter(|c| c.host != 0 && first.wrapping_sub(c.lo) < c.span + CONTIGUOUS_BYTES)
+        .map(|c| HostRegion { lo: c.lo, len: c.span + CONTIGUOUS_BYTES, host: c.host as *mut u8 });
+    let Some(region) = cached.or_else(|| mem.host_region(a.sp, first, a.is_store())) else { return false };
     let bytes = a.bytes as u64;
-    let fits = |addr: u64| addr % bytes == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - bytes;
+    // Access sizes are powers of two: a mask, not a division, tests alignment (this loop is hot).
+    debug_assert!(bytes.is_power_of_two());
+    let fits = |addr: u64| addr & (bytes - 1) == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - bytes;
     // Mutant 102: only the first active lane is checked.
     let checked = if crate::mutants::active(102) { 1 } else { LANES };
     if !(0..LANES).filter(|&l| exec >> l & 1 == 1).take(checked).all(|l| fits(addrs[l])) {
@@ -156,6 +162,18 @@ pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut W
 
 fn load(w: &mut WaveState, a: &Access, exec: u32, signed: bool, host: impl Fn(usize) -> *mut u8) {
     let n = a.regs();
+    if a.bytes == 4 {
+        // The common case, without the width dispatch per lane.
+        let mut out = [0u32; LANES];
+        for l in (0..LANES).filter(|&l| exec >> l & 1 == 1) {
+            // SAFETY: as below.
+            out[l] = unsafe { AtomicU32::from_ptr(host(l).cast()).load(Relaxed) };
+        }
+        // Mutant 105 (see below) applies here too.
+        let mask = if crate::mutants::active(105) { u32::MAX } else { exec };
+        w.write_masked(a.rd, &out, mask);
+        return;
+    }
     let mut out = [[0u32; LANES]; 4];
     for l in (0..LANES).filter(|&l| exec >> l & 1 == 1) {
         // SAFETY: `try_access` proved [addr, addr + bytes) inside the region and aligned to the access size.
