@@ -133,6 +133,10 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     if size != Size::Large && !a.skip_large && chosen.iter().any(|e| e.name == "matmul") {
         runs.push((examples::by_name("matmul").expect("bundled"), Size::Large));
     }
+    // Host ISA detection happens once per process, at the first compile: do it before any timed compile.
+    if let Some(ex) = chosen.first() {
+        Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?.compiled().map_err(|e| anyhow!(e))?;
+    }
     let mut rows = Vec::new();
     for (ex, size) in runs {
         let row = measure(ex, size, a.interp_limit)?;
