@@ -94,8 +94,10 @@ impl Memory for WaveMemory<'_> {
                 let ok = addr - a.addr < a.size && !(write && a.readonly);
                 ok.then(|| HostRegion { lo: a.addr, len: a.size, host: self.arena.host_ptr(a.addr) })
             }
-            Sp::Shared => (addr < self.shared.len() as u64)
-                .then(|| HostRegion { lo: 0, len: self.shared.len() as u64, host: self.shared.as_mut_ptr() }),
+            Sp::Shared => {
+                let len = self.shared.len() as u64;
+                (addr < len).then_some(HostRegion { lo: 0, len, host: self.shared.as_mut_ptr() })
+            }
             Sp::Private => None,
         }
     }

@@ -234,6 +234,96 @@ unsafe fn write_word(p: *mut u8, bytes: u32, x: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lanejit_interp::{HostRegion, MemFault};
+
+    /// One global region of `buf.len()` bytes at guest address `BASE`; the port's own accesses are never used.
+    struct Buf {
+        buf: Vec<u8>,
+    }
+    const BASE: u64 = 0x1_0000_0000;
+
+    impl Memory for Buf {
+        fn check(&self, _: Sp, _: usize, _: u64, _: u32, _: bool) -> Result<(), MemFault> {
+            unreachable!("try_access never goes through the checked port")
+        }
+        fn load(&mut self, _: Sp, _: usize, _: u64, _: u32) -> Result<u64, MemFault> {
+            unreachable!()
+        }
+        fn store(&mut self, _: Sp, _: usize, _: u64, _: u32, _: u64) -> Result<(), MemFault> {
+            unreachable!()
+        }
+        fn rmw32(&mut self, _: Sp, _: usize, _: u64, _: &mut dyn FnMut(u32) -> u32) -> Result<u32, MemFault> {
+            unreachable!()
+        }
+        fn host_region(&mut self, _: Sp, addr: u64, _: bool) -> Option<HostRegion> {
+            let len = self.buf.len() as u64;
+            (addr.wrapping_sub(BASE) < len).then_some(HostRegion { lo: BASE, len, host: self.buf.as_mut_ptr() })
+        }
+    }
+
+    fn wave(offsets: impl Fn(usize) -> u32, exec: u32) -> WaveState {
+        let mut w = WaveState { exec, ..WaveState::default() };
+        w.v[1] = std::array::from_fn(offsets);
+        w.v[2] = std::array::from_fn(|l| 0xa0 + l as u32);
+        w.u[4] = BASE as u32;
+        w.u[5] = (BASE >> 32) as u32;
+        w
+    }
+
+    fn access(bytes: u32, dir: Dir) -> Access {
+        Access { rd: VReg(2), rs1: VReg(1), rs2: UReg(4), imm: 0, sp: Sp::Global, bytes, dir }
+    }
+
+    fn words(n: usize) -> Buf {
+        Buf { buf: (0..n as u32).flat_map(|i| (i * 3).to_le_bytes()).collect() }
+    }
+
+    #[test]
+    fn loads_write_active_lanes_and_cache_the_window() {
+        let mut m = words(64);
+        let mut w = wave(|l| 4 * l as u32, 0x0000_ffff);
+        let mut win = Window::EMPTY;
+        assert!(try_access(&mut w, &mut m, Some(&mut win), &access(4, Dir::Load { signed: false })));
+        for l in 0..LANES {
+            assert_eq!(w.v[2][l], if l < 16 { 3 * l as u32 } else { 0xa0 + l as u32 }, "lane {l}");
+        }
+        assert_eq!((win.lo, win.span), (BASE, 256 - CONTIGUOUS_BYTES));
+    }
+
+    #[test]
+    fn any_active_lane_outside_or_misaligned_leaves_it_to_the_interpreter() {
+        let load = access(4, Dir::Load { signed: false });
+        let past_end: fn(usize) -> u32 = |l| if l == 31 { 256 } else { 0 };
+        let misaligned: fn(usize) -> u32 = |l| if l == 7 { 2 } else { 0 };
+        for (offsets, why) in [(past_end, "past the end"), (misaligned, "misaligned")] {
+            let mut m = words(64);
+            let mut w = wave(offsets, u32::MAX);
+            let before = w.v[2];
+            assert!(!try_access(&mut w, &mut m, None, &load), "{why}");
+            assert_eq!(w.v[2], before, "{why}: nothing written");
+        }
+        // The same bad lanes outside EXEC do not matter.
+        let mut w = wave(|l| if l == 31 { 256 } else { 0 }, 0x7fff_ffff);
+        assert!(try_access(&mut w, &mut words(64), None, &load));
+    }
+
+    #[test]
+    fn stores_go_in_ascending_lanes_so_the_highest_wins() {
+        let mut m = words(64);
+        let mut w = wave(|_| 8, 0b1011);
+        assert!(try_access(&mut w, &mut m, None, &access(4, Dir::Store)));
+        assert_eq!(u32::from_le_bytes(m.buf[8..12].try_into().unwrap()), 0xa3);
+    }
+
+    #[test]
+    fn sub_word_loads_extend_as_asked() {
+        let mut m = Buf { buf: vec![0x80; 64] };
+        let mut w = wave(|l| l as u32, 1);
+        assert!(try_access(&mut w, &mut m, None, &access(1, Dir::Load { signed: true })));
+        assert_eq!(w.v[2][0], 0xffff_ff80);
+        assert!(try_access(&mut w, &mut m, None, &access(1, Dir::Load { signed: false })));
+        assert_eq!(w.v[2][0], 0x80);
+    }
 
     #[test]
     fn empty_window_admits_only_a_misaligned_address() {
@@ -243,5 +333,4 @@ mod tests {
         }
         assert_eq!(u64::MAX % 4, 3);
     }
-
 }

@@ -240,7 +240,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>) -> Result<CompiledKern
 
 impl CompiledKernel {
     fn is_start(&self, pc: u32) -> bool {
-        pc % 4 == 0 && self.starts.get((pc / 4) as usize).copied().unwrap_or(false)
+        pc.is_multiple_of(4) && self.starts.get((pc / 4) as usize).copied().unwrap_or(false)
     }
 }
 
