@@ -39,8 +39,9 @@ enum Cmd {
         dump: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Engine::Interp)]
         engine: Engine,
-        #[arg(long, default_value_t = wave::DEFAULT_WAVE_BUDGET)]
-        budget: u64,
+        /// Most instructions to retire (default: the state's `budget`, else 10,000,000)
+        #[arg(long)]
+        budget: Option<u64>,
         #[arg(long)]
         trace: bool,
     },
@@ -157,7 +158,7 @@ pub fn load_kernel(path: &Path) -> Result<Kernel> {
     }
 }
 
-fn run_wave(program: &Path, init: Option<&Path>, dump: Option<&Path>, engine: Engine, budget: u64, trace: bool) -> Result<()> {
+fn run_wave(program: &Path, init: Option<&Path>, dump: Option<&Path>, engine: Engine, budget: Option<u64>, trace: bool) -> Result<()> {
     let kernel = load_kernel(program)?;
     let state: StateJson = match init {
         Some(p) => {
@@ -166,6 +167,7 @@ fn run_wave(program: &Path, init: Option<&Path>, dump: Option<&Path>, engine: En
         }
         None => StateJson::default(),
     };
+    let budget = budget.or(state.budget).unwrap_or(wave::DEFAULT_WAVE_BUDGET);
     let mut tracer = PrintTracer { out: std::io::stderr() };
     let out = wave::run_wave(&kernel, &state, engine, budget, trace.then_some(&mut tracer as _)).map_err(|e| anyhow!(e))?;
     let json = serde_json::to_string_pretty(&out.to_json())?;

@@ -28,6 +28,10 @@ pub struct StateJson {
     pub trap: Option<Option<TrapJson>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retired: Option<u64>,
+    /// Input only: how many instructions the run may retire (`lanejit wave --budget` overrides it). A fuzzer
+    /// reproducer found with a cut budget carries it, so that it replays as found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -107,6 +111,7 @@ impl StateJson {
             memory,
             trap: Some(trap.map(TrapJson::from)),
             retired: Some(w.retired),
+            budget: None,
         }
     }
 }

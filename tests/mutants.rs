@@ -22,12 +22,18 @@ const SEED_BASE: u64 = 0x0bad_0000;
 /// Planted bugs the short campaign is known not to catch, and why. Every other one must be caught (memory and
 /// EXEC ones included), at least 95% of all must be, and one listed here that starts being caught fails the
 /// test so that the list stays true.
-const KNOWN_MISSES: &[(u32, &str)] = &[
-    (43, "needs the instruction budget to run out inside a block; generated programs end long before the \
-          fuzzing budget, and the `auto` chunks that do stop mid-block only shorten a chunk"),
-];
+const KNOWN_MISSES: &[(u32, &str)] = &[];
 /// Largest acceptable shrunk reproducer, in rendered instructions (structures, `end` and returns included).
 const MAX_SHRUNK: usize = 10;
+/// Mutants whose reproducers may be a little longer, the limit, and why.
+const LONGER: &[(u32, usize, &str)] = &[
+    (43, 16, "the run must stop inside a block with one step too few; deleting code before the stop moves it, and \
+              the shrinker re-aims the cut budget only for the plain instructions it removes, not across loops"),
+];
+
+fn max_shrunk(id: u32) -> usize {
+    LONGER.iter().find(|l| l.0 == id).map_or(MAX_SHRUNK, |l| l.1)
+}
 
 struct Row {
     id: u32,
@@ -120,9 +126,9 @@ fn mutants_are_caught_and_shrink() {
         .map(|r| format!("{} {}: {}", r.id, r.site, r.what)).collect();
     let now_caught: Vec<u32> = rows.iter().filter(|r| r.first.is_some() && known(r.id)).map(|r| r.id).collect();
     let caught = rows.iter().filter(|r| r.first.is_some()).count();
-    let big: Vec<String> = rows.iter().filter(|r| r.first.is_some() && r.shrunk.is_none_or(|n| n > MAX_SHRUNK))
+    let big: Vec<String> = rows.iter().filter(|r| r.first.is_some() && r.shrunk.is_none_or(|n| n > max_shrunk(r.id)))
         .map(|r| format!("mutant {} ({}): {:?} instructions\n{}", r.id, r.what, r.shrunk, r.reproducer)).collect();
-    println!("{} mutants, {caught} caught ({:.1}%), {} missed unexpectedly, {} known misses, {} crashed, {} not shrunk to <= {MAX_SHRUNK} \
+    println!("{} mutants, {caught} caught ({:.1}%), {} missed unexpectedly, {} known misses, {} crashed, {} over their shrink limit (<= {MAX_SHRUNK}, or as LONGER says) \
               instructions ({:.1} s)", rows.len(), 100.0 * caught as f64 / rows.len() as f64, missed.len(), KNOWN_MISSES.len(),
              crashed.len(), big.len(), t0.elapsed().as_secs_f64());
     assert!(caught * 100 >= rows.len() * 95, "only {caught} of {} mutants caught (at least 95% must be)", rows.len());

@@ -398,6 +398,11 @@ impl Gen {
         if self.r.chance(40) {
             s.fcsr = Some(fcsr_value(&mut self.r) as u32);
         }
+        // A cut budget: the run stops (BudgetExceeded) somewhere inside the program, often inside a block, and
+        // every engine must stop at the same instruction with the same state.
+        if self.r.chance(20) {
+            s.budget = Some(self.r.range(1, 400) as u64);
+        }
         let mut bytes = |n: u64| {
             let words: Vec<u32> = (0..n / 4).map(|l| { let f = values::flavour(&mut self.r); values::value(&mut self.r, f, l as usize % LANES, l % 2 == 1) }).collect();
             to_hex(&words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())

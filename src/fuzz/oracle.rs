@@ -48,7 +48,8 @@ impl Divergence {
 
 /// Runs one engine, turning a panic into an error so that a crashing engine is a finding, not a crash.
 fn run_one(kernel: &Kernel, init: &StateJson, e: Engine, tracer: Option<&mut dyn Tracer>) -> Result<GroupOutcome, String> {
-    match catch_unwind(AssertUnwindSafe(|| run_case(kernel, init, e, FUZZ_BUDGET, tracer))) {
+    let budget = init.budget.unwrap_or(FUZZ_BUDGET);
+    match catch_unwind(AssertUnwindSafe(|| run_case(kernel, init, e, budget, tracer))) {
         Ok(r) => r,
         Err(p) => Err(format!("panicked: {}", p.downcast_ref::<String>().cloned()
             .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())),

@@ -122,10 +122,23 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
                 let mut start = 0;
                 while start < list_mut(&mut self.prog, &lp).map_or(0, |l| l.len()) {
                     let lp2 = lp.clone();
-                    let removed = self.attempt(|p, _| match list_mut(p, &lp2) {
+                    let mut removed = self.attempt(|p, _| match list_mut(p, &lp2) {
                         Some(l) if start < l.len() => { l.drain(start..(start + chunk).min(l.len())); true }
                         _ => false,
                     });
+                    if !removed && self.init.budget.is_some() {
+                        // Under a cut budget, plain instructions removed before the stop point move it: remove
+                        // them and lower the budget by as many, so that the run stops at the same instruction.
+                        let lp2 = lp.clone();
+                        removed = self.attempt(|p, s| match (list_mut(p, &lp2), s.budget) {
+                            (Some(l), Some(b)) if start < l.len() => {
+                                let gone: Vec<Node> = l.drain(start..(start + chunk).min(l.len())).collect();
+                                let ops = gone.iter().filter(|n| matches!(n, Node::Op(_))).count() as u64;
+                                ops == gone.len() as u64 && b > ops && { s.budget = Some(b - ops); true }
+                            }
+                            _ => false,
+                        });
+                    }
                     if !removed {
                         start += chunk;
                     }
@@ -290,6 +303,7 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
     }
 
     fn simplify_state(&mut self) {
+        self.attempt(|_, s| s.budget.take().is_some());
         self.attempt(|_, s| { s.exec = Some(u32::MAX); true });
         self.attempt(|_, s| { s.fcsr = None; true });
         for k in self.init.v.keys().cloned().collect::<Vec<_>>() {
