@@ -45,20 +45,28 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     Ok(WaveOutcome { state: w, trap, memory })
 }
 
-/// Instructions per chunk under `auto`: tiering decides between chunks, so a short program can still switch
-/// from the interpreter to compiled blocks in the middle of its run.
-const AUTO_CHUNK: u64 = 4;
+/// Chunks under `auto`: tiering decides between chunks, so the first `AUTO_SHORT` instructions go in chunks
+/// of `AUTO_FIRST_CHUNK` (a short program still switches from the interpreter to compiled blocks in the
+/// middle of its run, and budget stops land anywhere), then each chunk is twice the last, up to the launch's
+/// chunk, so that a long run pays little for the decisions.
+const AUTO_FIRST_CHUNK: u64 = 4;
+const AUTO_SHORT: u64 = 256;
+const AUTO_LAST_CHUNK: u64 = 4096;
 
-/// Runs until the wave stops or `budget` instructions retire: one chunk, or `AUTO_CHUNK`-sized ones under `auto`.
+/// Runs until the wave stops or `budget` instructions retire: in one chunk, or in growing ones under `auto`.
 fn run_chunks(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, budget: u64,
               mut tracer: Option<&mut dyn Tracer>) -> Result<Stop, Trap> {
-    let chunk = if engine == Engine::Auto { AUTO_CHUNK } else { budget };
+    let mut chunk = if engine == Engine::Auto { AUTO_FIRST_CHUNK } else { budget };
     let start = w.retired;
     let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
     loop {
         let left = budget - (w.retired - start);
         match crate::engine::run_chunk(kernel, engine, w, mem, env, left.min(chunk), tracer.as_deref_mut(), &mut windows)? {
-            Stop::Steps if w.retired - start < budget => {}
+            Stop::Steps if w.retired - start < budget => {
+                if w.retired - start >= AUTO_SHORT {
+                    chunk = chunk.saturating_mul(2).min(AUTO_LAST_CHUNK.max(chunk));
+                }
+            }
             stop => return Ok(stop),
         }
     }
