@@ -43,7 +43,9 @@ struct TierState {
 
 thread_local! {
     /// Per-thread instruction counts of the chunk being run (reused: allocated once per thread and kernel size).
-    static HITS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    /// Tagged with the `Tiers` it counts for: another kernel's leftover counts must not be read as this one's
+    /// (a stale tag after a kernel is dropped could only misjudge heat, never change a result).
+    static HITS: RefCell<(usize, Vec<u32>)> = const { RefCell::new((0, Vec::new())) };
 }
 
 impl Tiers {
@@ -83,18 +85,22 @@ impl Tiers {
         self.state.lock().expect("tier state").current.clone()
     }
 
-    /// Runs `f` with a zeroed per-word count buffer, then adds the counts at block starts to the heat and
+    /// Runs `f` with a per-word count buffer (zero at every block start), then adds the counts at block starts to the heat and
     /// compiles the blocks that became hot.
     pub fn profiled<R>(&self, code: &Code, f: impl FnOnce(&mut [u32]) -> R) -> R {
         HITS.with(|cell| {
-            let mut hits = cell.borrow_mut();
-            if hits.len() != code.words.len() {
-                *hits = vec![0; code.words.len()];
+            let mut buf = cell.borrow_mut();
+            let owner = self as *const Tiers as usize;
+            if buf.0 != owner || buf.1.len() != code.words.len() {
+                *buf = (owner, vec![0; code.words.len()]);
             }
-            let r = f(&mut hits);
+            let hits = &mut buf.1;
+            let r = f(hits);
             let threshold = self.threshold.load(Relaxed);
+            // Only block starts are read (and cleared); other words' counts are never looked at, so they are
+            // left to saturate rather than cleared over the whole code after every chunk.
             for (i, &w) in self.starts.iter().enumerate() {
-                let n = hits[w];
+                let n = std::mem::take(&mut hits[w]);
                 if n > 0 {
                     let before = self.heat[i].fetch_add(n, Relaxed);
                     if before < threshold && before.saturating_add(n) >= threshold {
@@ -102,7 +108,6 @@ impl Tiers {
                     }
                 }
             }
-            hits.fill(0);
             if self.crossed.load(Relaxed) > self.compiled.load(Relaxed) {
                 self.compile_hot(code, threshold);
             }

@@ -25,7 +25,6 @@ use lanejit_interp::fpmode::{FCSR_FLUSH32, FCSR_RM_MASK};
 use lanejit_interp::WaveState;
 use lanejit_isa::{Rm, VfloatInsn};
 use ops32::{Bin, Mods, ToInt, Unary};
-use ops64::Bin as Bin64;
 
 const FCSR_OFFSET: i32 = std::mem::offset_of!(WaveState, fcsr) as i32;
 
@@ -117,16 +116,16 @@ pub fn lower(fx: &mut Fx, i: &VfloatInsn, site: &Site) -> Lowered {
         }
         // --- f64 arithmetic (X, 0x23): pairs
         FAddF64 { rd, rs1, rs2, neg, abs, sat, rm } => {
-            run(fx, site, arith64(rm), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin64::Add))
+            run(fx, site, arith64(rm), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin::Add))
         }
         FSubF64 { rd, rs1, rs2, neg, abs, sat, rm } => {
-            run(fx, site, arith64(rm), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin64::Sub))
+            run(fx, site, arith64(rm), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin::Sub))
         }
         FMulF64 { rd, rs1, rs2, neg, abs, sat, rm } => {
-            run(fx, site, arith64(rm), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin64::Mul))
+            run(fx, site, arith64(rm), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin::Mul))
         }
         FDivF64 { rd, rs1, rs2, neg, abs, sat, rm } => {
-            run(fx, site, arith64(rm), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin64::Div))
+            run(fx, site, arith64(rm), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin::Div))
         }
         FFmaF64 { rd, rs1, rs2, rs3, neg, abs, sat, rm } => {
             run(fx, site, arith64(rm), |fx| ops64::fma(fx, rd, [rs1, rs2, rs3], m(neg, abs, sat)))
@@ -135,10 +134,10 @@ pub fn lower(fx: &mut Fx, i: &VfloatInsn, site: &Site) -> Lowered {
             run(fx, site, arith64(rm), |fx| ops64::sqrt(fx, rd, rs1, m(neg, abs, sat)))
         }
         FMinF64 { rd, rs1, rs2, neg, abs, sat } => {
-            run(fx, site, Some(ALWAYS), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin64::Min))
+            run(fx, site, Some(ALWAYS), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin::Min))
         }
         FMaxF64 { rd, rs1, rs2, neg, abs, sat } => {
-            run(fx, site, Some(ALWAYS), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin64::Max))
+            run(fx, site, Some(ALWAYS), |fx| ops64::bin(fx, rd, rs1, rs2, m(neg, abs, sat), Bin::Max))
         }
         // --- conversions (X, 0x25)
         FCvtF32I32 { rd, rs1, rm } => run(fx, site, from_int(rm), |fx| ops32::from_int(fx, rd, rs1, true)),

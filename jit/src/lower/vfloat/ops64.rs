@@ -15,15 +15,8 @@ use lanejit_isa::VReg;
 const ONE64: u64 = 0x3ff0_0000_0000_0000;
 const TWO31: u64 = 0x41e0_0000_0000_0000;
 
-#[derive(Clone, Copy)]
-pub enum Bin {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Min,
-    Max,
-}
+/// The same operations as f32's.
+pub use super::ops32::Bin;
 
 /// Lane-changing bitcasts need a byte order (x64: little-endian; they emit nothing).
 fn le() -> MemFlagsData {
