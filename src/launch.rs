@@ -107,7 +107,7 @@ fn validate(k: &Kernel, c: &LaunchConfig) -> Result<([u32; 3], u32, u32), Launch
 
 pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
     if cfg.engine == Engine::Jit {
-        kernel.compiled().map_err(LaunchError::Config)?;
+        kernel.jit_ready().map_err(LaunchError::Config)?;
     }
     let cx = prepare(device, kernel, cfg)?;
     let [gx, gy, gz] = cfg.grid;

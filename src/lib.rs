@@ -34,7 +34,8 @@ pub enum Engine {
     /// The reference interpreter (the golden model).
     #[default]
     Interp,
-    /// Compile every block with Cranelift.
+    /// Compile every block with Cranelift before running: first with the quick tier, then the blocks that
+    /// run often again with the optimising tier (`Kernel::promote`).
     Jit,
     /// Interpret cold blocks, compile hot ones.
     Auto,
@@ -53,20 +54,36 @@ pub struct Kernel {
     pub program: Program,
     pub code: Arc<Code>,
     jit: Arc<OnceLock<Result<CompiledKernel, String>>>,
+    quick: Arc<OnceLock<Result<CompiledKernel, String>>>,
     /// Block-by-block compilation for `--engine auto`.
     pub tiers: Arc<tier::Tiers>,
+    /// `--engine jit`: which blocks of the quick code have been recompiled with the optimising tier (after
+    /// `JIT_HOT_BLOCK` starts; a threshold of 0 compiles every block with it up front, `u32::MAX` never does).
+    pub promote: Arc<tier::Tiers>,
 }
 
 impl Kernel {
     pub fn from_program(program: Program) -> Kernel {
         let code = Arc::new(Code::new(program.words.clone()));
-        let tiers = Arc::new(tier::Tiers::new(&code));
-        Kernel { program, code, jit: Arc::default(), tiers }
+        let tiers = Arc::new(tier::Tiers::new(&code, tier::auto_threshold()));
+        let promote = Arc::new(tier::Tiers::new(&code, tier::jit_threshold()));
+        Kernel { program, code, jit: Arc::default(), quick: Arc::default(), tiers, promote }
     }
 
-    /// The compiled kernel, compiling it on first use.
+    /// The whole kernel compiled with the optimising tier, on first use.
     pub fn compiled(&self) -> Result<&CompiledKernel, String> {
         self.jit.get_or_init(|| lanejit_jit::compile(&self.code).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone)
+    }
+
+    /// The whole kernel compiled with the quick tier, on first use.
+    pub fn quick(&self) -> Result<&CompiledKernel, String> {
+        self.quick.get_or_init(|| lanejit_jit::compile_quick(&self.code).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone)
+    }
+
+    /// Compiles what `--engine jit` starts with (the quick code, or the optimised code when `promote` compiles
+    /// everything up front), so that a compile error is reported before anything runs.
+    pub fn jit_ready(&self) -> Result<(), String> {
+        if self.promote.compiles_everything() { self.compiled().map(drop) } else { self.quick().map(drop) }
     }
 
     /// Assembles source text; errors carry file, line and column.

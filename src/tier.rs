@@ -12,10 +12,22 @@ use std::sync::{Arc, Mutex};
 
 /// Times a block must start before `auto` compiles it.
 pub const AUTO_HOT_BLOCK: u32 = 64;
+/// Times a block of `--engine jit`'s quick code must start before it is recompiled with the optimising tier.
+pub const JIT_HOT_BLOCK: u32 = 64;
 
 /// `AUTO_HOT_BLOCK`, or `LANEJIT_AUTO_HOT` when set (to watch tiering on small programs).
-fn default_threshold() -> u32 {
-    std::env::var("LANEJIT_AUTO_HOT").ok().and_then(|s| s.parse().ok()).unwrap_or(AUTO_HOT_BLOCK)
+pub fn auto_threshold() -> u32 {
+    threshold_from_env("LANEJIT_AUTO_HOT").unwrap_or(AUTO_HOT_BLOCK)
+}
+
+/// `JIT_HOT_BLOCK`, or `LANEJIT_JIT_HOT` when set: a count, or `never` (quick code only).
+pub fn jit_threshold() -> u32 {
+    threshold_from_env("LANEJIT_JIT_HOT").unwrap_or(JIT_HOT_BLOCK)
+}
+
+fn threshold_from_env(name: &str) -> Option<u32> {
+    let v = std::env::var(name).ok()?;
+    if v == "never" { Some(u32::MAX) } else { v.parse().ok() }
 }
 
 pub struct Tiers {
@@ -49,12 +61,12 @@ thread_local! {
 }
 
 impl Tiers {
-    pub fn new(code: &Code) -> Tiers {
+    pub fn new(code: &Code, threshold: u32) -> Tiers {
         let starts: Vec<usize> = lanejit_jit::block_starts(code).iter().map(|&pc| (pc / 4) as usize).collect();
         Tiers {
             heat: starts.iter().map(|_| AtomicU32::new(0)).collect(),
             starts,
-            threshold: AtomicU32::new(default_threshold()),
+            threshold: AtomicU32::new(threshold),
             crossed: AtomicUsize::new(0),
             compiled: AtomicUsize::new(0),
             compiling: AtomicBool::new(false),
@@ -78,6 +90,12 @@ impl Tiers {
     /// A threshold of 0: the whole kernel is compiled up front (the caller uses `Kernel::compiled`).
     pub fn compiles_everything(&self) -> bool {
         self.threshold.load(Relaxed) == 0
+    }
+
+    /// Blocks are compiled as they become hot (neither everything up front nor never): runs should end chunks
+    /// early so that the decision is taken soon.
+    pub fn compiles_as_hot(&self) -> bool {
+        !matches!(self.threshold.load(Relaxed), 0 | u32::MAX)
     }
 
     /// The newest compiled code, if any block is compiled.
@@ -141,7 +159,7 @@ impl Tiers {
                 let pcs: Vec<String> = (0..hot.len()).filter(|&i| hot[i]).map(|i| format!("{:#x}", 4 * i)).collect();
                 eprintln!("auto: compiling blocks at {}", pcs.join(" "));
             }
-            let result = lanejit_jit::compile_blocks(code, Some(&hot));
+            let result = lanejit_jit::compile_blocks(code, Some(&hot), lanejit_jit::Tier::Opt);
             let mut st = self.state.lock().expect("tier state");
             match result {
                 Ok(ck) => {

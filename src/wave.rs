@@ -25,7 +25,7 @@ impl WaveOutcome {
 pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, tracer: Option<&mut dyn Tracer>) -> Result<WaveOutcome, String> {
     engine_available(engine)?;
     if engine == Engine::Jit {
-        kernel.compiled()?;
+        kernel.jit_ready()?;
     }
     let mut w = init.to_wave()?;
     let (device, ranges) = device_with(&init.memory)?;
@@ -45,7 +45,7 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     Ok(WaveOutcome { state: w, trap, memory })
 }
 
-/// Chunks under `auto`: tiering decides between chunks, so the first `AUTO_SHORT` instructions go in chunks
+/// Chunks under `auto` (and `jit` while it recompiles hot blocks): tiering decides between chunks, so the first `AUTO_SHORT` instructions go in chunks
 /// of `AUTO_FIRST_CHUNK` (a short program still switches from the interpreter to compiled blocks in the
 /// middle of its run, and budget stops land anywhere), then each chunk is twice the last, up to the launch's
 /// chunk, so that a long run pays little for the decisions.
@@ -53,10 +53,15 @@ const AUTO_FIRST_CHUNK: u64 = 4;
 const AUTO_SHORT: u64 = 256;
 const AUTO_LAST_CHUNK: u64 = 4096;
 
-/// Runs until the wave stops or `budget` instructions retire: in one chunk, or in growing ones under `auto`.
+/// Runs until the wave stops or `budget` instructions retire: in one chunk, or in growing ones while tiering.
 fn run_chunks(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, budget: u64,
               mut tracer: Option<&mut dyn Tracer>) -> Result<Stop, Trap> {
-    let mut chunk = if engine == Engine::Auto { AUTO_FIRST_CHUNK } else { budget };
+    let tiering = match engine {
+        Engine::Auto => true,
+        Engine::Jit => kernel.promote.compiles_as_hot(),
+        Engine::Interp => false,
+    };
+    let mut chunk = if tiering { AUTO_FIRST_CHUNK } else { budget };
     let start = w.retired;
     let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
     loop {

@@ -63,6 +63,8 @@ pub struct Fx<'a> {
     exec_lanes: Option<Vec32>,
     /// Window-cache slot of each word's vector access (`runtime::NO_SLOT` for others).
     pub slot_of: Vec<u32>,
+    /// The compiler this function is built for (what variants blocks get, whether they count their starts).
+    pub tier: crate::runtime::Tier,
 }
 
 /// The vector and uniform registers a guest block names.
@@ -70,7 +72,8 @@ pub type BlockRegs = (Vec<usize>, Vec<usize>);
 
 impl<'a> Fx<'a> {
     /// Declares variables for the registers the kernel names.
-    pub fn new(mut b: FunctionBuilder<'a>, used_v: &[bool; VREGS], used_u: &[bool; UREGS], helpers: HelperFns) -> Fx<'a> {
+    pub fn new(mut b: FunctionBuilder<'a>, used_v: &[bool; VREGS], used_u: &[bool; UREGS], helpers: HelperFns,
+               tier: crate::runtime::Tier) -> Fx<'a> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -84,7 +87,7 @@ impl<'a> Fx<'a> {
         let mut fx = Fx {
             b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
             block_exec: None, exit_block, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
-            fcsr_plain: false, exec_lanes: None, slot_of: Vec::new(),
+            fcsr_plain: false, exec_lanes: None, slot_of: Vec::new(), tier,
         };
         fx.load_exec();
         fx.load_counters();
@@ -231,7 +234,8 @@ impl<'a> Fx<'a> {
         self.exec_lanes = None;
         if !full_exec {
             let exec = self.exec_val();
-            self.exec_lanes = Some(std::array::from_fn(|k| self.lane_mask(exec, k)));
+            let splat = self.b.ins().splat(I32X4, exec);
+            self.exec_lanes = Some(std::array::from_fn(|k| self.lane_mask_of_splat(splat, k)));
         }
     }
 
@@ -249,6 +253,11 @@ impl<'a> Fx<'a> {
     /// All-ones in the lanes of vector `k` whose bit is set in the 32-bit `mask`.
     pub fn lane_mask(&mut self, mask: Value, k: usize) -> Value {
         let splat = self.b.ins().splat(I32X4, mask);
+        self.lane_mask_of_splat(splat, k)
+    }
+
+    /// `lane_mask` of a mask already splatted into every lane (one splat serves all 8 vectors).
+    fn lane_mask_of_splat(&mut self, splat: Value, k: usize) -> Value {
         // Mutant 121: the lanes of vector k take the mask bits of vector k + 1 (wrapping).
         let k = if crate::mutants::active(121) { (k + 1) % VECS } else { k };
         let bits = self.const_vec([1 << (4 * k), 1 << (4 * k + 1), 1 << (4 * k + 2), 1 << (4 * k + 3)]);

@@ -100,21 +100,31 @@ impl Window {
 /// an entry stays valid as long as the memory regions do (a launch; shared memory: one workgroup).
 #[derive(Default)]
 pub struct WindowCache {
-    /// The compiled code the entries belong to (`CompiledKernel::id`; never reused, unlike an address), 0 when
-    /// empty.
-    owner: u64,
-    entries: Vec<Window>,
+    /// Entries per compiled code (`CompiledKernel::id`: never reused, unlike an address), most recently used
+    /// last; a wave alternates between a kernel's `Opt` and `Quick` code, so a few are kept.
+    owners: Vec<(u64, Vec<Window>)>,
 }
 
+/// Compiled codes a `WindowCache` keeps entries for.
+const CACHED_CODES: usize = 4;
+
 impl WindowCache {
-    /// The entries for `ck`, emptied if they belonged to other code.
+    /// The entries for `ck`: kept from earlier calls for the same code, else new (empty) ones.
     pub fn entries_for(&mut self, ck: &crate::CompiledKernel) -> &mut [Window] {
-        let owner = ck.id;
-        if self.owner != owner {
-            self.owner = owner;
-            self.entries = vec![Window::EMPTY; ck.mem_slots];
+        match self.owners.iter().position(|(id, _)| *id == ck.id) {
+            Some(i) if i + 1 == self.owners.len() => {}
+            Some(i) => {
+                let e = self.owners.remove(i);
+                self.owners.push(e);
+            }
+            None => {
+                if self.owners.len() == CACHED_CODES {
+                    self.owners.remove(0);
+                }
+                self.owners.push((ck.id, vec![Window::EMPTY; ck.mem_slots]));
+            }
         }
-        &mut self.entries
+        &mut self.owners.last_mut().expect("just pushed").1
     }
 }
 

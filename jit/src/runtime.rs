@@ -34,6 +34,17 @@ pub enum Exit {
     Interpret = 4,
 }
 
+/// The two compilers. `Quick` compiles a whole kernel cheaply, so code runs soon after a kernel is loaded:
+/// one EXEC-masked variant per block, Cranelift without optimisation and with its single-pass register
+/// allocator; its blocks count their starts (`JitCtx::hits`) so that the hot ones can be recompiled. `Opt`
+/// makes the fastest code: a full-EXEC and a masked variant per block, opt_level `speed` and the backtracking
+/// allocator (see ../shared/notes/cranelift-0.135.md for what each setting costs and gains).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    Quick,
+    Opt,
+}
+
 /// What compiled code and its helpers share with the run loop. `repr(C)`: compiled code reads `steps_left`.
 #[repr(C)]
 pub struct JitCtx<'a> {
@@ -47,6 +58,9 @@ pub struct JitCtx<'a> {
     pub windows: *mut Window,
     /// The window slot of the instruction at each word (`NO_SLOT` for others).
     pub slot_of: &'a [u32],
+    /// Block starts counted per word (`hits[pc / 4]`); `Quick` code adds one at every block it starts. Never
+    /// null: a scratch buffer when the caller does not count.
+    pub hits: *mut u32,
 }
 
 pub const NO_SLOT: u32 = u32::MAX;
@@ -55,6 +69,7 @@ static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new
 
 pub const CTX_STEPS_OFFSET: i32 = offset_of!(JitCtx, steps_left) as i32;
 pub const CTX_WINDOWS_OFFSET: i32 = offset_of!(JitCtx, windows) as i32;
+pub const CTX_HITS_OFFSET: i32 = offset_of!(JitCtx, hits) as i32;
 
 /// Addresses of the Rust helpers compiled code calls, and their signature (all three take the same arguments).
 #[derive(Clone, Copy)]
@@ -116,6 +131,7 @@ pub struct CompiledKernel {
     slot_of: Vec<u32>,
     /// Unique per compilation in this process (1, 2, …).
     pub id: u64,
+    pub tier: Tier,
     _module: ModuleHolder,
 }
 
@@ -128,21 +144,30 @@ unsafe impl Sync for ModuleHolder {}
 #[error("JIT compilation failed: {0}")]
 pub struct JitError(pub String);
 
-/// The host ISA, detected once per process (detection and flag parsing cost milliseconds).
-fn isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
-    static ISA: std::sync::OnceLock<Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, String>> = std::sync::OnceLock::new();
-    ISA.get_or_init(|| detect_isa().map_err(|e| e.0)).clone().map_err(JitError)
+/// The host ISA with `tier`'s settings, made once per process and tier (detection and flag parsing cost
+/// milliseconds).
+fn isa(tier: Tier) -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
+    type Isa = Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, String>;
+    static OPT: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+    static QUICK: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+    let cell = match tier {
+        Tier::Opt => &OPT,
+        Tier::Quick => &QUICK,
+    };
+    cell.get_or_init(|| detect_isa(tier).map_err(|e| e.0)).clone().map_err(JitError)
 }
 
-/// Cranelift settings: opt_level `speed` and the backtracking register allocator (the fastest code; see
-/// ../shared/notes/cranelift-0.135.md). `LANEJIT_JIT_OPT=none|speed|speed_and_size` and
+/// Cranelift settings per tier (see `Tier`). For `Opt`, `LANEJIT_JIT_OPT=none|speed|speed_and_size` and
 /// `LANEJIT_JIT_RA=backtracking|single_pass` override them, for measuring compile time against code speed.
-fn detect_isa() -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
+fn detect_isa(tier: Tier) -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
     let mut flags = settings::builder();
-    let set = |f: &mut settings::Builder, k, v| f.set(k, v).map_err(|e| JitError(e.to_string()));
-    let opt = std::env::var("LANEJIT_JIT_OPT").unwrap_or_else(|_| "speed".into());
+    let set = |f: &mut settings::Builder, k, v: &str| f.set(k, v).map_err(|e| JitError(e.to_string()));
+    let (opt, ra) = match tier {
+        Tier::Opt => (std::env::var("LANEJIT_JIT_OPT").unwrap_or_else(|_| "speed".into()),
+                      std::env::var("LANEJIT_JIT_RA").unwrap_or_else(|_| "backtracking".into())),
+        Tier::Quick => ("none".into(), "single_pass".into()),
+    };
     set(&mut flags, "opt_level", &opt)?;
-    let ra = std::env::var("LANEJIT_JIT_RA").unwrap_or_else(|_| "backtracking".into());
     set(&mut flags, "regalloc_algorithm", &ra)?;
     set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
     let isa_builder = cranelift_native::builder().map_err(|e| JitError(e.to_string()))?;
@@ -176,7 +201,12 @@ fn window_slots(code: &Code, blocks: &[Block]) -> (Vec<u32>, usize) {
 }
 
 pub fn compile(code: &Code) -> Result<CompiledKernel, JitError> {
-    compile_blocks(code, None)
+    compile_blocks(code, None, Tier::Opt)
+}
+
+/// The whole kernel with the `Quick` tier.
+pub fn compile_quick(code: &Code) -> Result<CompiledKernel, JitError> {
+    compile_blocks(code, None, Tier::Quick)
 }
 
 /// Byte pcs of every block start (what `compile_blocks` may be asked to compile).
@@ -186,13 +216,13 @@ pub fn block_starts(code: &Code) -> Vec<u32> {
 
 /// Compiles the blocks whose start word is set in `only` (all blocks for `None`); entering any other block
 /// returns to the run loop, which interprets until it reaches a compiled block (`auto` tiering).
-pub fn compile_blocks(code: &Code, only: Option<&[bool]>) -> Result<CompiledKernel, JitError> {
+pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<CompiledKernel, JitError> {
     let t0 = Instant::now();
     let mut blocks = discover(code);
     if let Some(keep) = only {
         blocks.retain(|b| keep.get((b.start / 4) as usize).copied().unwrap_or(false));
     }
-    let isa = isa()?;
+    let isa = isa(tier)?;
     let mut module = JITModule::new(JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names()));
     let ptr = module.target_config().pointer_type();
     let mut sig = Signature::new(CallConv::SystemV);
@@ -211,7 +241,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>) -> Result<CompiledKern
         hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
         hsig.returns.push(AbiParam::new(I32));
         let helpers = HelperFns { step: helper_step as *const () as usize, mem: helper_mem as *const () as usize, sig: b.import_signature(hsig) };
-        let mut fx = Fx::new(b, &used_v, &used_u, helpers);
+        let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.slot_of = slot_of.clone();
         lower::emit_kernel(&mut fx, &blocks, code.len_bytes());
         fx.emit_exit_block();
@@ -234,7 +264,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>) -> Result<CompiledKern
         // SAFETY: the function was built with exactly this signature.
         entry: unsafe { std::mem::transmute::<*const u8, EntryFn>(entry) },
         starts, compile_time: t0.elapsed(), guest_insns: blocks.iter().map(|b| b.ops.len()).sum(), mem_slots, slot_of,
-        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), _module: ModuleHolder(module),
+        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), tier, _module: ModuleHolder(module),
     })
 }
 
@@ -245,16 +275,18 @@ impl CompiledKernel {
 }
 
 /// Runs a wave on compiled code with the interpreter's contract (`lanejit_interp::run`): until `end`, a barrier,
-/// a trap, or exactly `max_steps` retired instructions.
-/// `hits`, when given, counts the instructions run in the interpreter by pc (`hits[pc / 4]`), for tiering.
+/// a trap, or exactly `max_steps` retired instructions. Each block runs in the first of `tiers` that compiled
+/// it (so hot blocks in `Opt` code, the others in `Quick` code), else in the interpreter.
+/// `hits`, when given, counts block starts by pc (`hits[pc / 4]`): every instruction run in the interpreter, and
+/// every block `Quick` code starts, for tiering.
 /// `cache` holds the memory windows found by earlier calls (see `WindowCache` for how long they stay valid).
-pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
+pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
            mut hits: Option<&mut [u32]>, cache: &mut WindowCache) -> Result<Stop, Trap> {
-    let windows = cache.entries_for(ck).as_mut_ptr();
     let mut left = max_steps;
     let mut interpret_next = false;
     while left > 0 {
-        if interpret_next || !ck.is_start(w.pc) {
+        let ck = if interpret_next { None } else { tiers.iter().find(|ck| ck.is_start(w.pc)) };
+        let Some(ck) = ck else {
             interpret_next = false;
             if let Some(h) = hits.as_deref_mut().and_then(|h| h.get_mut((w.pc / 4) as usize)) {
                 *h = h.saturating_add(1);
@@ -266,12 +298,16 @@ pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Me
             }
             left -= w.retired - r0;
             continue;
-        }
+        };
         let r0 = w.retired;
-        let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None, windows, slot_of: &ck.slot_of };
-        // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
-        let status = unsafe { (ck.entry)(w, &mut cx) };
-        let trap = cx.trap.take();
+        let windows = cache.entries_for(ck).as_mut_ptr();
+        let status = with_hits(hits.as_deref_mut(), code.words.len(), |hits| {
+            let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None, windows, slot_of: &ck.slot_of, hits };
+            // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
+            let status = unsafe { (ck.entry)(w, &mut cx) };
+            (status, cx.trap.take())
+        });
+        let (status, trap) = status;
         left -= w.retired - r0;
         match status {
             s if s == Exit::End as u32 => return Ok(Stop::End),
@@ -282,4 +318,26 @@ pub fn run(ck: &CompiledKernel, code: &Code, w: &mut WaveState, mem: &mut dyn Me
         }
     }
     Ok(Stop::Steps)
+}
+
+thread_local! {
+    /// Where `Quick` code counts block starts when the caller does not want the counts.
+    static SCRATCH_HITS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with a pointer to `words` block-start counters: the caller's, or this thread's scratch buffer.
+fn with_hits<R>(hits: Option<&mut [u32]>, words: usize, f: impl FnOnce(*mut u32) -> R) -> R {
+    match hits {
+        Some(h) => {
+            assert!(h.len() >= words, "a hit counter per code word");
+            f(h.as_mut_ptr())
+        }
+        None => SCRATCH_HITS.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < words {
+                s.resize(words, 0);
+            }
+            f(s.as_mut_ptr())
+        }),
+    }
 }

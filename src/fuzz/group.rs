@@ -66,7 +66,7 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     }
     engine_available(engine)?;
     if engine == Engine::Jit {
-        kernel.compiled()?;
+        kernel.jit_ready()?;
     }
     let mut tracer = tracer;
     let mut waves = (0..n).map(|k| wave_state(init, k as u32).to_wave()).collect::<Result<Vec<_>, _>>()?;

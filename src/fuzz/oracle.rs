@@ -78,24 +78,31 @@ pub fn check_kernel(kernel: &Kernel, init: &StateJson, auto: AutoMode, cov: Opti
     };
     // The interpreter failing to run at all is a harness error (a bad state), not an engine difference.
     let reference = reference?;
-    for e in [Engine::Jit, Engine::Auto] {
-        if e == Engine::Auto {
+    // The JIT twice: every block in optimised code, then in quick code with blocks that start twice
+    // recompiled with the optimising tier mid-run (so both tiers run, and hand over to each other).
+    for (e, label) in [(Engine::Jit, ""), (Engine::Jit, "quick code, hot blocks optimised: "), (Engine::Auto, "")] {
+        match (e, label.is_empty()) {
+            (Engine::Jit, true) => kernel.promote.reset(0),
+            (Engine::Jit, false) => kernel.promote.reset(2),
             // Hot: every block compiled before the first chunk; cold: a threshold of two starts, so blocks that
             // run repeatedly switch to compiled code mid-run while the others stay interpreted.
-            kernel.tiers.reset(if auto == AutoMode::Hot { 0 } else { 2 });
+            _ => kernel.tiers.reset(if auto == AutoMode::Hot { 0 } else { 2 }),
         }
         match run_one(kernel, init, e, None) {
             Ok(out) => {
                 let mut diffs = compare_group(&reference, &out);
                 diffs.retain(|d| !ignore.iter().any(|i| d.strip_prefix(i.as_str()).is_some_and(|r| r.starts_with([':', ' ']) || r.starts_with(|c: char| c.is_ascii_digit()) && i.len() == 1)));
                 if !diffs.is_empty() {
+                    if !label.is_empty() {
+                        diffs[0] = format!("{label}{}", diffs[0]);
+                    }
                     // The states of the first wave that differs (wave 0 when only shared memory does).
                     let w = (0..out.waves.len()).find(|&w| !compare(&reference.waves[w], &out.waves[w]).is_empty()).unwrap_or(0);
                     return Ok(Some(Divergence { engine: e, diffs, reference: Some(reference.waves[w].to_json()), other: Some(out.waves[w].to_json()) }));
                 }
             }
             Err(msg) => {
-                return Ok(Some(Divergence { engine: e, diffs: vec![format!("engine error: {msg}")], reference: Some(reference.waves[0].to_json()), other: None }));
+                return Ok(Some(Divergence { engine: e, diffs: vec![format!("{label}engine error: {msg}")], reference: Some(reference.waves[0].to_json()), other: None }));
             }
         }
     }

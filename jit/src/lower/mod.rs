@@ -4,7 +4,7 @@
 
 use crate::blocks::Block;
 use crate::fx::{BlockRegs, Fx};
-use crate::runtime::Exit;
+use crate::runtime::{Exit, Tier};
 use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, JumpTableData};
 use lanejit_isa::{Insn, UREGS, VREGS};
 use std::collections::HashMap;
@@ -159,21 +159,43 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     let fcsr_plain = fx.fcsr_plain;
     let entry_dirty = fx.dirty();
     let exec = fx.exec_val();
-    // Mutant 120: the full-EXEC variant taken whenever lane 31 is active.
-    let full = if crate::mutants::active(120) {
-        fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, exec, 0)
-    } else {
-        fx.b.ins().icmp_imm_s(IntCC::Equal, exec, 0xffff_ffffi64)
+    if fx.tier == Tier::Quick {
+        count_start(fx, block.start);
+    }
+    let bm = fx.b.create_block();
+    // Quick code has only the masked variant (right for any EXEC): half the code to compile.
+    let variants: &[(ir::Block, bool)] = match fx.tier {
+        Tier::Opt => {
+            // Mutant 120: the full-EXEC variant taken whenever lane 31 is active.
+            let full = if crate::mutants::active(120) {
+                fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, exec, 0)
+            } else {
+                fx.b.ins().icmp_imm_s(IntCC::Equal, exec, 0xffff_ffffi64)
+            };
+            let bf = fx.b.create_block();
+            fx.b.ins().brif(full, bf, &[], bm, &[]);
+            &[(bf, true), (bm, false)]
+        }
+        Tier::Quick => {
+            fx.b.ins().jump(bm, &[]);
+            &[(bm, false)]
+        }
     };
-    let (bf, bm) = (fx.b.create_block(), fx.b.create_block());
-    fx.b.ins().brif(full, bf, &[], bm, &[]);
-    for (variant, full_exec) in [(bf, true), (bm, false)] {
+    for &(variant, full_exec) in variants {
         fx.b.switch_to_block(variant);
         fx.begin_variant(full_exec);
         fx.set_dirty(entry_dirty.clone());
         fx.fcsr_plain = fcsr_plain;
         emit_ops(fx, block, heads);
     }
+}
+
+/// Quick code counts each start of a block (`JitCtx::hits[start / 4]`, wrapping), for recompiling hot blocks.
+fn count_start(fx: &mut Fx, start: u32) {
+    let hits = fx.b.ins().load(I64, crate::fx::flags(), fx.ctx, crate::runtime::CTX_HITS_OFFSET);
+    let n = fx.b.ins().load(I32, crate::fx::flags(), hits, start as i32);
+    let n = fx.b.ins().iadd_imm_s(n, 1);
+    fx.b.ins().store(crate::fx::flags(), n, hits, start as i32);
 }
 
 /// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction.
