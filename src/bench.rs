@@ -4,6 +4,7 @@
 
 use crate::examples::{self, Size};
 use crate::{Device, Engine, Kernel, LaunchConfig};
+use lanejit_jit::Tier;
 use anyhow::{anyhow, Result};
 use std::time::{Duration, Instant};
 
@@ -55,9 +56,16 @@ pub struct BenchRow {
     pub jit_lane_ops_per_s: f64,
     /// JIT time / native time (1.0 = as fast as native Rust; lower is better).
     pub jit_vs_native: f64,
+    /// Compiling the whole kernel with the quick tier (what `--engine jit` does before running).
     pub compile_ms: f64,
     pub compile_us_per_insn: f64,
+    /// Compiling the whole kernel with the optimising tier (`--engine jit` recompiles only the hot blocks).
+    pub opt_compile_ms: f64,
+    pub opt_compile_us_per_insn: f64,
     pub guest_insns: usize,
+    /// The JIT with quick code only (no block recompiled), and its speedup over the interpreter.
+    pub quick_s: Option<f64>,
+    pub quick_speedup: Option<f64>,
 }
 
 /// One checked launch; returns (launch time, native time, retired, lane-ops).
@@ -86,10 +94,19 @@ fn best(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, thr
 pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64) -> Result<BenchRow> {
     // A fresh kernel per measurement so the compile time is this run's.
     let kernel = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
-    let ck = kernel.compiled().map_err(|e| anyhow!(e))?;
-    let compile = median_compile(&kernel.code)?;
+    let insns = kernel.quick().map_err(|e| anyhow!(e))?.guest_insns.max(1) as f64;
+    let (quick_c, opt_c) = (median_compile(&kernel.code, Tier::Quick)?, median_compile(&kernel.code, Tier::Opt)?);
     let (jit, native, retired, lane_ops) = best(ex, &kernel, Engine::Jit, size, 1)?;
     let interp = if retired <= interp_limit { Some(best(ex, &kernel, Engine::Interp, size, 1)?.0) } else { None };
+    // Quick code alone, where the interpreter also ran (quick code on a run too long to interpret is slow too).
+    let quick = match interp {
+        Some(_) => {
+            let only_quick = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
+            only_quick.promote.reset(u32::MAX);
+            Some(best(ex, &only_quick, Engine::Jit, size, 1)?.0)
+        }
+        None => None,
+    };
     let secs = |d: Duration| d.as_secs_f64().max(1e-9);
     Ok(BenchRow {
         kernel: ex.name.into(), size: format!("{size:?}").to_lowercase(), retired, lane_ops,
@@ -97,19 +114,21 @@ pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64) -> Result<
         jit_speedup: interp.map(|i| secs(i) / secs(jit)),
         interp_lane_ops_per_s: interp.map(|i| lane_ops as f64 / secs(i)),
         jit_lane_ops_per_s: lane_ops as f64 / secs(jit), jit_vs_native: secs(jit) / secs(native),
-        compile_ms: compile.as_secs_f64() * 1e3, guest_insns: ck.guest_insns,
-        compile_us_per_insn: compile.as_secs_f64() * 1e6 / ck.guest_insns.max(1) as f64,
+        compile_ms: quick_c.as_secs_f64() * 1e3, guest_insns: insns as usize,
+        compile_us_per_insn: quick_c.as_secs_f64() * 1e6 / insns,
+        opt_compile_ms: opt_c.as_secs_f64() * 1e3, opt_compile_us_per_insn: opt_c.as_secs_f64() * 1e6 / insns,
+        quick_s: quick.map(secs), quick_speedup: interp.zip(quick).map(|(i, q)| secs(i) / secs(q)),
     })
 }
 
 /// Compile time of the whole kernel: the median of `COMPILES` fresh compilations (one is noisy: the first
 /// touches cold caches and fresh code pages).
-fn median_compile(code: &lanejit_interp::Code) -> Result<Duration> {
+fn median_compile(code: &lanejit_interp::Code, tier: Tier) -> Result<Duration> {
     const COMPILES: usize = 7;
     let mut times = Vec::with_capacity(COMPILES);
     for _ in 0..COMPILES {
         let t0 = Instant::now();
-        lanejit_jit::compile(code).map_err(|e| anyhow!(e))?;
+        lanejit_jit::compile_blocks(code, None, tier).map_err(|e| anyhow!(e))?;
         times.push(t0.elapsed());
     }
     times.sort();
@@ -128,9 +147,10 @@ pub fn scaling(name: &str, size: Size) -> Result<(f64, f64)> {
 fn print_row(r: &BenchRow) {
     let opt = |x: Option<f64>, scale: f64, w: usize| x.map_or(format!("{:>w$}", "-"), |v| format!("{:>w$.1}", v * scale));
     let name = if r.size == "default" { r.kernel.clone() } else { format!("{} ({})", r.kernel, r.size) };
-    println!("{:<16} {:>11} {:>10} {:>9.2} {:>9.3} {:>8} {:>8} {:>9.0} {:>8.2} {:>8.2} {:>7.1}",
+    println!("{:<16} {:>11} {:>10} {:>9.2} {:>9.3} {:>8} {:>8} {:>9.0} {:>8.2} {:>9} {:>7} {:>7.2} {:>7.1}",
         name, r.retired, opt(r.interp_s, 1e3, 10), r.jit_s * 1e3, r.native_s * 1e3, opt(r.jit_speedup, 1.0, 8),
-        opt(r.interp_lane_ops_per_s, 1e-6, 8), r.jit_lane_ops_per_s / 1e6, r.jit_vs_native, r.compile_ms, r.compile_us_per_insn * 100.0 / 1e3);
+        opt(r.interp_lane_ops_per_s, 1e-6, 8), r.jit_lane_ops_per_s / 1e6, r.jit_vs_native, opt(r.quick_s, 1e3, 9),
+        opt(r.quick_speedup, 1.0, 7), r.compile_us_per_insn * 100.0 / 1e3, r.opt_compile_us_per_insn * 100.0 / 1e3);
 }
 
 pub fn run(a: &BenchArgs) -> Result<()> {
@@ -138,9 +158,11 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     let chosen: Vec<_> = examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))).collect();
     let with_scaling = chosen.iter().any(|e| e.name == "alu_loop");
     if !a.json {
-        println!("one worker thread; times in ms, best of 3; lane-ops/s in millions; compile ms per 100 instructions in the last column");
-        println!("{:<16} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>7}",
-            "kernel", "retired", "interp", "jit", "native", "speedup", "interp/s", "jit/s", "jit/nat", "compile", "c/100");
+        println!("one worker thread; times in ms, best of 3; lane-ops/s in millions; jit = quick code with hot blocks \
+                  optimised, quick = quick code only; compile ms per 100 instructions of the whole kernel (median of 7) \
+                  with the quick tier (c/100) and the optimising tier (opt/100)");
+        println!("{:<16} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>9} {:>7} {:>7} {:>7}",
+            "kernel", "retired", "interp", "jit", "native", "speedup", "interp/s", "jit/s", "jit/nat", "quick", "quick×", "c/100", "opt/100");
     }
     let mut runs: Vec<_> = chosen.iter().map(|&e| (e, size)).collect();
     if size != Size::Large && !a.skip_large && chosen.iter().any(|e| e.name == "matmul") {
@@ -148,7 +170,9 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     }
     // Host ISA detection happens once per process, at the first compile: do it before any timed compile.
     if let Some(ex) = chosen.first() {
-        Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?.compiled().map_err(|e| anyhow!(e))?;
+        let k = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
+        k.compiled().map_err(|e| anyhow!(e))?;
+        k.quick().map_err(|e| anyhow!(e))?;
     }
     let mut rows = Vec::new();
     for (ex, size) in runs {

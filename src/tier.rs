@@ -157,7 +157,7 @@ impl Tiers {
         if !same {
             if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
                 let pcs: Vec<String> = (0..hot.len()).filter(|&i| hot[i]).map(|i| format!("{:#x}", 4 * i)).collect();
-                eprintln!("auto: compiling blocks at {}", pcs.join(" "));
+                eprintln!("tiering: optimising blocks at {}", pcs.join(" "));
             }
             let result = lanejit_jit::compile_blocks(code, Some(&hot), lanejit_jit::Tier::Opt);
             let mut st = self.state.lock().expect("tier state");

@@ -50,6 +50,9 @@ pub struct Fx<'a> {
     pub block_exec: Option<Value>,
     /// Cranelift block holding the common exit code, taking (status, pc).
     pub exit_block: ir::Block,
+    /// The exit after an interpreter call trapped, taking pc: EXEC and the counters are in the state already
+    /// (stored for the call), so it only records pc and the budget.
+    trap_exit: ir::Block,
     /// Registers written since the block began (stored at every exit from it).
     dirty_v: Vec<bool>,
     dirty_u: Vec<bool>,
@@ -84,9 +87,12 @@ impl<'a> Fx<'a> {
         let exit_block = b.create_block();
         b.append_block_param(exit_block, I32);
         b.append_block_param(exit_block, I32);
+        let trap_exit = b.create_block();
+        b.append_block_param(trap_exit, I32);
+        b.set_cold_block(trap_exit);
         let mut fx = Fx {
             b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
-            block_exec: None, exit_block, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
+            block_exec: None, exit_block, trap_exit, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
             fcsr_plain: false, exec_lanes: None, slot_of: Vec::new(), tier,
         };
         fx.load_exec();
@@ -228,11 +234,14 @@ impl<'a> Fx<'a> {
     }
 
     /// Starts a block variant: in the masked one, EXEC's lane masks are computed here, where they dominate
-    /// every instruction of the block.
-    pub fn begin_variant(&mut self, full_exec: bool) {
+    /// every instruction of the block (an instruction asking for them in a block without them computes its
+    /// own).
+    /// `lanes`: the block has instructions that write vector registers (blocks of uniform and control
+    /// instructions skip the masks).
+    pub fn begin_variant(&mut self, full_exec: bool, lanes: bool) {
         self.full_exec = full_exec;
         self.exec_lanes = None;
-        if !full_exec {
+        if !full_exec && lanes {
             let exec = self.exec_val();
             let splat = self.b.ins().splat(I32X4, exec);
             self.exec_lanes = Some(std::array::from_fn(|k| self.lane_mask_of_splat(splat, k)));
@@ -331,6 +340,13 @@ impl<'a> Fx<'a> {
         let steps = self.b.use_var(self.steps);
         self.b.ins().store(flags(), steps, self.ctx, crate::runtime::CTX_STEPS_OFFSET);
         self.b.ins().return_(&[status]);
+        self.b.switch_to_block(self.trap_exit);
+        let pc = self.b.block_params(self.trap_exit)[0];
+        self.b.ins().store(flags(), pc, self.state, PC_OFFSET);
+        let steps = self.b.use_var(self.steps);
+        self.b.ins().store(flags(), steps, self.ctx, crate::runtime::CTX_STEPS_OFFSET);
+        let status = self.b.ins().iconst(I32, Exit::Trap as i64);
+        self.b.ins().return_(&[status]);
     }
 
     /// Counter values after `n` more instructions under the current EXEC.
@@ -397,7 +413,7 @@ impl<'a> Fx<'a> {
         let sig = self.helpers.sig;
         let call = self.b.ins().call_indirect(sig, f, &[self.state, self.ctx, pcv]);
         let status = self.b.inst_results(call)[0];
-        let (wv, wu) = writes.unwrap_or((vs, us));
+        let (wv, wu) = writes.unwrap_or_else(|| written(&insn));
         self.load_regs(&wv, &wu);
         if insn.id().info().has(lanejit_isa::flag::WE) {
             self.load_exec();
@@ -406,9 +422,11 @@ impl<'a> Fx<'a> {
         let trap = self.b.create_block();
         self.b.set_cold_block(trap);
         self.b.ins().brif(status, trap, &[], ok, &[]);
+        // A trap: the state has EXEC and the counters (stored for the call); the block's other changed
+        // registers are stored here.
         self.b.switch_to_block(trap);
-        self.count(done);
-        self.exit(Exit::Trap, pc);
+        self.store_dirty();
+        self.b.ins().jump(self.trap_exit, &[pcv.into()]);
         self.b.switch_to_block(ok);
     }
 }
@@ -469,21 +487,46 @@ fn writes_csr(insn: &lanejit_isa::Insn) -> bool {
 /// second register; a memory instruction's `rd` stands for the group it may load or store (up to 4 vector or 8
 /// uniform registers).
 pub fn touched(insn: &lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>) {
+    named(insn, |_| true)
+}
+
+/// The registers an instruction may write: its `rd` operand (the ISA's only register destination; EXEC and
+/// fcsr are written through their flags), the whole group a memory instruction names.
+pub fn written(insn: &lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>) {
+    named(insn, |name| name == "rd")
+}
+
+/// The registers named by the operands whose name passes `pick`.
+fn named(insn: &lanejit_isa::Insn, pick: impl Fn(&str) -> bool) -> (Vec<usize>, Vec<usize>) {
     use lanejit_isa::{flag, KindClass};
     let info = insn.id().info();
     let mem = info.has(flag::LD) || info.has(flag::ST);
     // A plain vector access names exactly its width's registers; other memory instructions the widest group.
     if let lanejit_isa::Insn::Mem(m) = insn {
         if let Some(a) = crate::lanes_mem::Access::of(m) {
-            let (mut vs, us) = (vec![a.rs1.idx()], vec![a.rs2.idx(), a.rs2.idx() + 1]);
-            vs.extend(a.rd.idx()..a.rd.idx() + a.regs());
-            return (vs, us.into_iter().filter(|&r| r < UREGS).collect());
+            let (mut vs, mut us) = (Vec::new(), Vec::new());
+            if pick("rs1") {
+                vs.push(a.rs1.idx());
+            }
+            if pick("rs2") {
+                us.extend([a.rs2.idx(), a.rs2.idx() + 1].into_iter().filter(|&r| r < UREGS));
+            }
+            if pick("rd") {
+                vs.extend(a.rd.idx()..a.rd.idx() + a.regs());
+            }
+            return (vs, us);
         }
     }
     let (mut vs, mut us) = (Vec::new(), Vec::new());
-    for (o, val) in info.operands.iter().zip(insn.operand_values().as_slice()) {
+    for (o, val) in info.operands.iter().zip(insn.operand_values().as_slice()).filter(|(o, _)| pick(o.name)) {
         let k = o.kind();
-        let n = if mem && o.name == "rd" { if k.class == KindClass::UReg { 8 } else { 4 } } else { 1 + k.pair as usize };
+        // A memory instruction's rd names a group: the uniforms of a u.ld.bN (N / 32 of them), or up to 4
+        // vector components plus img.load's status register.
+        let n = match (mem && o.name == "rd", k.class) {
+            (true, KindClass::UReg) => uniform_group(info.mnemonic),
+            (true, _) => 5,
+            _ => 1 + k.pair as usize,
+        };
         let r = *val as usize;
         match k.class {
             KindClass::VReg => vs.extend((r..r + n).filter(|&x| x < VREGS)),
@@ -493,4 +536,9 @@ pub fn touched(insn: &lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>) {
         }
     }
     (vs, us)
+}
+
+/// Uniform registers a uniform memory instruction's rd names: N / 32 for a `.bN` mnemonic, else the widest (8).
+fn uniform_group(mnemonic: &str) -> usize {
+    mnemonic.rsplit_once(".b").and_then(|(_, bits)| bits.parse::<usize>().ok()).map_or(8, |b| (b / 32).clamp(1, 8))
 }

@@ -229,10 +229,9 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<
     sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
     sig.returns.push(AbiParam::new(I32));
     let id = module.declare_function("kernel", Linkage::Local, &sig).map_err(|e| JitError(e.to_string()))?;
-    let mut ctx = module.make_context();
+    let (mut ctx, mut fctx) = CONTEXTS.with(|c| c.take()).unwrap_or_else(|| (module.make_context(), FunctionBuilderContext::new()));
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
-    let mut fctx = FunctionBuilderContext::new();
     let (used_v, used_u) = used_registers(&blocks);
     let (slot_of, mem_slots) = window_slots(code, &blocks);
     {
@@ -249,11 +248,15 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<
         fx.b.finalize(isa.frontend_config());
     }
     let t_ir = t0.elapsed();
+    if std::env::var_os("LANEJIT_JIT_CLIF").is_some() {
+        eprintln!("{}", ctx.func.display());
+    }
     module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")))?;
     if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
         eprintln!("jit: {} insns, IR built in {:?}, total {:?}, {} CLIF insts", blocks.iter().map(|b| b.ops.len()).sum::<usize>(), t_ir, t0.elapsed(), ctx.func.dfg.num_insts());
     }
     module.clear_context(&mut ctx);
+    CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
     module.finalize_definitions().map_err(|e| JitError(e.to_string()))?;
     let entry = module.get_finalized_function(id);
     let mut starts = vec![false; code.words.len()];
@@ -266,6 +269,12 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<
         starts, compile_time: t0.elapsed(), guest_insns: blocks.iter().map(|b| b.ops.len()).sum(), mem_slots, slot_of,
         id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), tier, _module: ModuleHolder(module),
     })
+}
+
+thread_local! {
+    /// Cranelift's per-function working memory, kept between compilations on this thread (allocating it anew is
+    /// a measurable part of compiling a small kernel). Taken while a compilation runs.
+    static CONTEXTS: std::cell::Cell<Option<(cranelift_codegen::Context, FunctionBuilderContext)>> = const { std::cell::Cell::new(None) };
 }
 
 impl CompiledKernel {

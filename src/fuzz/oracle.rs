@@ -78,12 +78,14 @@ pub fn check_kernel(kernel: &Kernel, init: &StateJson, auto: AutoMode, cov: Opti
     };
     // The interpreter failing to run at all is a harness error (a bad state), not an engine difference.
     let reference = reference?;
-    // The JIT twice: every block in optimised code, then in quick code with blocks that start twice
-    // recompiled with the optimising tier mid-run (so both tiers run, and hand over to each other).
-    for (e, label) in [(Engine::Jit, ""), (Engine::Jit, "quick code, hot blocks optimised: "), (Engine::Auto, "")] {
+    // The JIT twice: every block in optimised code, then in quick code: alone (hot mode), or with blocks
+    // that start twice recompiled with the optimising tier mid-run (cold mode: both tiers run and hand over
+    // to each other; it costs an optimising compile per state, so only every other state).
+    let quick = if auto == AutoMode::Hot { "quick code: " } else { "quick code, hot blocks optimised: " };
+    for (e, label) in [(Engine::Jit, ""), (Engine::Jit, quick), (Engine::Auto, "")] {
         match (e, label.is_empty()) {
             (Engine::Jit, true) => kernel.promote.reset(0),
-            (Engine::Jit, false) => kernel.promote.reset(2),
+            (Engine::Jit, false) => kernel.promote.reset(if auto == AutoMode::Hot { u32::MAX } else { 2 }),
             // Hot: every block compiled before the first chunk; cold: a threshold of two starts, so blocks that
             // run repeatedly switch to compiled code mid-run while the others stay interpreted.
             _ => kernel.tiers.reset(if auto == AutoMode::Hot { 0 } else { 2 }),

@@ -50,7 +50,7 @@ fn writes(a: &Access) -> crate::fx::BlockRegs {
 
 fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
     // Mutant 106: the inline path also in the masked variant, where it writes every lane.
-    let inline_ok = fx.full_exec || crate::mutants::active(106);
+    let inline_ok = (fx.full_exec && fx.tier == crate::runtime::Tier::Opt) || crate::mutants::active(106);
     if !(inline_ok && a.bytes == 4) {
         fx.call_mem(site.pc, site.index, writes(&a));
         return Lowered::Native;

@@ -162,6 +162,7 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     if fx.tier == Tier::Quick {
         count_start(fx, block.start);
     }
+    let writes_lanes = block.ops.iter().any(|o| !matches!(o.insn, Insn::Uniform(_) | Insn::Ctrl(_) | Insn::Cmp(_)));
     let bm = fx.b.create_block();
     // Quick code has only the masked variant (right for any EXEC): half the code to compile.
     let variants: &[(ir::Block, bool)] = match fx.tier {
@@ -177,13 +178,18 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
             &[(bf, true), (bm, false)]
         }
         Tier::Quick => {
-            fx.b.ins().jump(bm, &[]);
-            &[(bm, false)]
+            let full = fx.b.ins().icmp_imm_s(IntCC::Equal, exec, 0xffff_ffffi64);
+            let bf = fx.b.create_block();
+            fx.b.set_cold_block(bm);
+            fx.b.ins().brif(full, bf, &[], bm, &[]);
+            fx.b.switch_to_block(bm);
+            fx.exit(Exit::Interpret, block.start);
+            &[(bf, true)]
         }
     };
     for &(variant, full_exec) in variants {
         fx.b.switch_to_block(variant);
-        fx.begin_variant(full_exec);
+        fx.begin_variant(full_exec, writes_lanes);
         fx.set_dirty(entry_dirty.clone());
         fx.fcsr_plain = fcsr_plain;
         emit_ops(fx, block, heads);
