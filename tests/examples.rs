@@ -1,31 +1,46 @@
-//! Every bundled example at `Size::Small` on every available engine, checked against its Rust reference;
-//! and a launch whose memory must not depend on the number of worker threads.
+//! Every bundled example at `Size::Small` on every available engine (the JIT in each of its modes), checked
+//! against its Rust reference; and a launch whose memory must not depend on the number of worker threads.
 
 use lanejit::examples::{self, Size};
-use lanejit::{engine_available, Device, Engine, Kernel, LaunchConfig};
+use lanejit::{engine_available, tier, Device, Engine, Kernel, LaunchConfig};
 
 fn assemble(ex: &examples::Example) -> Kernel {
     Kernel::from_asm(&format!("examples/{}.s", ex.name), ex.source).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Runs one example on one engine and returns its check summary.
-fn run(ex: &examples::Example, engine: Engine, threads: Option<usize>) -> Result<String, String> {
-    let kernel = assemble(ex);
-    let device = Device::new().map_err(|e| e.to_string())?;
-    let setup = (ex.setup)(&device, Size::Small)?;
-    let cfg = LaunchConfig { engine, threads, ..setup.cfg.clone() };
-    device.launch(&kernel, &cfg).map_err(|e| format!("{} on {engine:?}: {e}", ex.name))?;
-    (setup.check)(&device).map_err(|e| format!("{} on {engine:?}: wrong answer: {e}", ex.name))
+/// An engine, and the JIT promote threshold a run pins on its kernel; `name` labels failures.
+struct Mode {
+    name: &'static str,
+    engine: Engine,
+    jit_hot: u32,
 }
 
-fn engines() -> Vec<Engine> {
-    [Engine::Interp, Engine::Jit, Engine::Auto].into_iter().filter(|e| engine_available(*e).is_ok()).collect()
+/// Every available engine, `--engine jit` three ways: as shipped (tiered at `tier::jit_threshold()`), the
+/// optimising tier for every block (promote threshold 0) and the quick tier alone (`u32::MAX`). As shipped,
+/// blocks that never get hot would leave the optimising tier untested and hot ones the quick tier.
+fn modes() -> Vec<Mode> {
+    let shipped = tier::jit_threshold();
+    let mode = |name, engine, jit_hot| Mode { name, engine, jit_hot };
+    [mode("interp", Engine::Interp, shipped), mode("jit", Engine::Jit, shipped), mode("jit-opt", Engine::Jit, 0),
+     mode("jit-quick", Engine::Jit, u32::MAX), mode("auto", Engine::Auto, shipped)]
+        .into_iter().filter(|m| engine_available(m.engine).is_ok()).collect()
+}
+
+/// Runs one example in one mode and returns its check summary.
+fn run(ex: &examples::Example, mode: &Mode, threads: Option<usize>) -> Result<String, String> {
+    let kernel = assemble(ex);
+    kernel.promote.reset(mode.jit_hot);
+    let device = Device::new().map_err(|e| e.to_string())?;
+    let setup = (ex.setup)(&device, Size::Small)?;
+    let cfg = LaunchConfig { engine: mode.engine, threads, ..setup.cfg.clone() };
+    device.launch(&kernel, &cfg).map_err(|e| format!("{} on {}: {e}", ex.name, mode.name))?;
+    (setup.check)(&device).map_err(|e| format!("{} on {}: wrong answer: {e}", ex.name, mode.name))
 }
 
 fn check_example(name: &str) {
     let ex = examples::by_name(name).unwrap_or_else(|| panic!("example `{name}` is not registered"));
-    for engine in engines() {
-        if let Err(e) = run(ex, engine, None) {
+    for mode in modes() {
+        if let Err(e) = run(ex, &mode, None) {
             panic!("{e}");
         }
     }
@@ -75,20 +90,22 @@ fn checks_reject_unlaunched_memory() {
     }
 }
 
-/// One worker thread and two give identical memory (workgroups are independent), on every engine.
+/// One worker thread and two give identical memory (workgroups are independent), in every mode.
 #[test]
 fn vadd_threads_agree() {
     let ex = examples::by_name("vadd").unwrap();
     let kernel = assemble(ex);
-    let memory = |engine: Engine, threads: usize| {
+    let memory = |mode: &Mode, threads: usize| {
+        // Every launch starts from the mode's threshold, not from the heat the previous launch left.
+        kernel.promote.reset(mode.jit_hot);
         let device = Device::new().unwrap();
         let setup = (ex.setup)(&device, Size::Small).unwrap();
-        device.launch(&kernel, &LaunchConfig { engine, threads: Some(threads), ..setup.cfg.clone() }).unwrap();
-        (setup.check)(&device).unwrap();
+        device.launch(&kernel, &LaunchConfig { engine: mode.engine, threads: Some(threads), ..setup.cfg.clone() }).unwrap();
+        (setup.check)(&device).unwrap_or_else(|e| panic!("{}, {threads} threads: {e}", mode.name));
         let allocs = device.arena.allocations();
         allocs.iter().map(|a| device.read(a.addr, a.size).unwrap()).collect::<Vec<_>>()
     };
-    for engine in engines() {
-        assert_eq!(memory(engine, 1), memory(engine, 2), "{engine:?}");
+    for mode in modes() {
+        assert_eq!(memory(&mode, 1), memory(&mode, 2), "{}", mode.name);
     }
 }

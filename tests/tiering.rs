@@ -1,45 +1,87 @@
-//! `auto` tiering, block by block: with several thresholds (so that blocks switch to compiled code at
-//! different moments, part of a kernel compiled and part interpreted) and with one and two worker threads
-//! (one thread compiles while the other runs the older code), every example still gives its exact answer; and
-//! the compiled set grows only with the blocks that ran.
+//! Tiering, for both engines that tier: `auto` compiles blocks as they become hot (part of a kernel compiled
+//! and part interpreted), `jit` runs quick code and recompiles hot blocks with the optimising tier (part of a
+//! kernel quick, part optimised). With several thresholds (so that blocks switch code at different moments)
+//! and with one and two worker threads (one thread compiles while the other runs the older code), every
+//! example still gives its exact answer; and the compiled set grows only with the blocks that ran.
 
 use lanejit::examples::{self, Size};
+use lanejit::tier::Tiers;
 use lanejit::{Device, Engine, Kernel, LaunchConfig};
+use lanejit_jit::Tier;
 
-fn launch(name: &str, threshold: u32, threads: usize) -> Kernel {
+/// Examples with loops, divergence, barriers and atomics: blocks that get hot at different moments.
+const EXAMPLES: [&str; 7] = ["saxpy", "reduce", "scan", "matmul", "divergent", "alu_loop", "histogram"];
+
+/// The tiering `engine` does: `auto`'s block compilation or `jit`'s promotion of quick blocks.
+fn tiers_of(kernel: &Kernel, engine: Engine) -> &Tiers {
+    match engine {
+        Engine::Jit => &kernel.promote,
+        _ => &kernel.tiers,
+    }
+}
+
+/// Launches example `name` on `engine` with its tiering threshold pinned, checks the answer and returns the
+/// kernel (whose tiering state the caller inspects).
+fn launch(engine: Engine, name: &str, threshold: u32, threads: usize) -> Kernel {
     let ex = examples::by_name(name).expect("bundled example");
     let kernel = Kernel::from_asm(name, ex.source).unwrap_or_else(|e| panic!("{e}"));
-    kernel.tiers.reset(threshold);
+    tiers_of(&kernel, engine).reset(threshold);
     let device = Device::new().expect("device");
     let setup = (ex.setup)(&device, Size::Small).expect("setup");
-    let cfg = LaunchConfig { engine: Engine::Auto, threads: Some(threads), ..setup.cfg.clone() };
-    device.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{name}, threshold {threshold}, {threads} threads: {e}"));
-    (setup.check)(&device).unwrap_or_else(|e| panic!("{name}, threshold {threshold}, {threads} threads: wrong answer: {e}"));
+    let cfg = LaunchConfig { engine, threads: Some(threads), ..setup.cfg.clone() };
+    let what = format!("{name} on {engine:?}, threshold {threshold}, {threads} threads");
+    device.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{what}: {e}"));
+    (setup.check)(&device).unwrap_or_else(|e| panic!("{what}: wrong answer: {e}"));
     kernel
 }
 
-#[test]
-fn examples_are_exact_whatever_blocks_are_compiled() {
-    for name in ["saxpy", "reduce", "scan", "matmul", "divergent", "alu_loop", "histogram"] {
-        for threshold in [1, 3, 17, 200] {
+fn examples_are_exact(engine: Engine, thresholds: &[u32]) {
+    for name in EXAMPLES {
+        for &threshold in thresholds {
             for threads in [1, 2] {
-                launch(name, threshold, threads);
+                launch(engine, name, threshold, threads);
             }
         }
     }
 }
 
 #[test]
+fn examples_are_exact_whatever_blocks_are_compiled() {
+    examples_are_exact(Engine::Auto, &[1, 3, 17, 200]);
+}
+
+/// `u32::MAX` too: quick code alone, never promoted.
+#[test]
+fn jit_examples_are_exact_whatever_blocks_are_optimised() {
+    examples_are_exact(Engine::Jit, &[1, 3, 17, 200, u32::MAX]);
+}
+
+#[test]
 fn hot_loops_get_compiled_and_never_run_code_does_not() {
-    let k = launch("alu_loop", 8, 1);
+    let k = launch(Engine::Auto, "alu_loop", 8, 1);
     let ck = k.tiers.current().expect("the loop of alu_loop runs thousands of times: it must be compiled");
     assert!(ck.guest_insns > 0 && ck.guest_insns < k.code.words.len(), "compiled {} of {} words", ck.guest_insns, k.code.words.len());
 }
 
 #[test]
+fn jit_hot_loops_get_optimised_and_never_run_code_does_not() {
+    let k = launch(Engine::Jit, "alu_loop", 8, 1);
+    let ck = k.promote.current().expect("the loop of alu_loop runs thousands of times: it must be optimised");
+    assert_eq!(ck.tier, Tier::Opt);
+    assert!(ck.guest_insns > 0 && ck.guest_insns < k.code.words.len(), "optimised {} of {} words", ck.guest_insns, k.code.words.len());
+}
+
+#[test]
 fn thresholds_zero_and_max_mean_everything_and_nothing() {
-    let k = launch("divergent", u32::MAX, 2);
+    let k = launch(Engine::Auto, "divergent", u32::MAX, 2);
     assert!(k.tiers.current().is_none(), "a threshold of u32::MAX never compiles");
-    let k = launch("divergent", 0, 2);
+    let k = launch(Engine::Auto, "divergent", 0, 2);
     assert!(k.tiers.compiles_everything());
+}
+
+/// alu_loop's loop would be promoted at any other threshold (see above); the answer is still exact.
+#[test]
+fn jit_threshold_max_never_promotes() {
+    let k = launch(Engine::Jit, "alu_loop", u32::MAX, 2);
+    assert!(k.promote.current().is_none(), "a promote threshold of u32::MAX never optimises");
 }

@@ -1,43 +1,69 @@
-//! Launch-level traps on every engine: the budget, the wall-clock deadline, a barrier deadlock, the report of
-//! a trap in one of many workgroups (deterministic: the lowest workgroup), and writes made before a trap.
+//! Launch-level traps on every engine (the JIT in each of its modes): the budget, the wall-clock deadline, a
+//! barrier deadlock, the report of a trap in one of many workgroups (deterministic: the lowest workgroup), and
+//! writes made before a trap.
 
-use lanejit::{Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
+use lanejit::{tier, Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
 use std::time::Duration;
 
-const ENGINES: [Engine; 3] = [Engine::Interp, Engine::Jit, Engine::Auto];
+/// An engine, and the JIT promote threshold a run pins on its kernel; `name` labels failures.
+struct Mode {
+    name: &'static str,
+    engine: Engine,
+    jit_hot: u32,
+}
+
+impl Mode {
+    /// The launch configuration of this mode, with `k`'s threshold pinned (every mode pins it: a kernel shared
+    /// by the modes of a test would otherwise carry the previous mode's threshold and heat).
+    fn cfg(&self, k: &Kernel) -> LaunchConfig {
+        k.promote.reset(self.jit_hot);
+        LaunchConfig { engine: self.engine, ..Default::default() }
+    }
+}
+
+/// Every engine, `--engine jit` three ways: as shipped (tiered at `tier::jit_threshold()`), the optimising tier
+/// for every block (promote threshold 0) and the quick tier alone (`u32::MAX`). As shipped, a short run would
+/// test the quick tier only.
+fn modes() -> [Mode; 5] {
+    let shipped = tier::jit_threshold();
+    let mode = |name, engine, jit_hot| Mode { name, engine, jit_hot };
+    [mode("interp", Engine::Interp, shipped), mode("jit", Engine::Jit, shipped), mode("jit-opt", Engine::Jit, 0),
+     mode("jit-quick", Engine::Jit, u32::MAX), mode("auto", Engine::Auto, shipped)]
+}
 
 fn kernel(src: &str) -> Kernel {
     Kernel::from_asm("test.s", src).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn trap_of(r: Result<lanejit::LaunchStats, LaunchError>) -> lanejit::Trap {
+/// The trap a launch in mode `mode` (named in a failure) must have stopped with.
+fn trap_of(mode: &str, r: Result<lanejit::LaunchStats, LaunchError>) -> lanejit::Trap {
     match r {
         Err(LaunchError::Trap { trap, .. }) => *trap,
-        Err(e) => panic!("expected a trap, got {e}"),
-        Ok(s) => panic!("expected a trap, the launch finished: {s:?}"),
+        Err(e) => panic!("{mode}: expected a trap, got {e}"),
+        Ok(s) => panic!("{mode}: expected a trap, the launch finished: {s:?}"),
     }
 }
 
 #[test]
 fn an_infinite_loop_exhausts_the_budget() {
     let k = kernel("loop:\n  v.add v3, v3, v0\n  j loop\n");
-    for engine in ENGINES {
+    for m in modes() {
         let d = Device::new().unwrap();
-        let t = trap_of(d.launch(&k, &LaunchConfig { budget: 100_000, engine, ..Default::default() }));
-        assert_eq!(t.kind, TrapKind::BudgetExceeded, "{engine:?}: {t}");
-        assert!(t.detail.contains("budget"), "{t}");
+        let t = trap_of(m.name, d.launch(&k, &LaunchConfig { budget: 100_000, ..m.cfg(&k) }));
+        assert_eq!(t.kind, TrapKind::BudgetExceeded, "{}: {t}", m.name);
+        assert!(t.detail.contains("budget"), "{}: {t}", m.name);
     }
 }
 
 #[test]
 fn the_wall_clock_deadline_stops_a_launch() {
     let k = kernel("loop:\n  v.add v3, v3, v0\n  j loop\n");
-    for engine in ENGINES {
+    for m in modes() {
         let d = Device::new().unwrap();
-        let cfg = LaunchConfig { deadline: Some(Duration::from_millis(50)), engine, ..Default::default() };
-        let t = trap_of(d.launch(&k, &cfg));
-        assert_eq!(t.kind, TrapKind::BudgetExceeded, "{engine:?}");
-        assert!(t.detail.contains("deadline"), "{t}");
+        let cfg = LaunchConfig { deadline: Some(Duration::from_millis(50)), ..m.cfg(&k) };
+        let t = trap_of(m.name, d.launch(&k, &cfg));
+        assert_eq!(t.kind, TrapKind::BudgetExceeded, "{}", m.name);
+        assert!(t.detail.contains("deadline"), "{}: {t}", m.name);
     }
 }
 
@@ -46,11 +72,11 @@ fn waves_at_different_barriers_deadlock_with_a_report() {
     // Wave 0 (u5 = 0) waits at the first barrier, wave 1 at the second.
     let src = ".workgroup 64\n  csr.r u5, wave_id\n  b.nz u5, other\n  barrier\n  end\nother:\n  barrier\n  end\n";
     let k = kernel(src);
-    for engine in ENGINES {
+    for m in modes() {
         let d = Device::new().unwrap();
-        let t = trap_of(d.launch(&k, &LaunchConfig { engine, ..Default::default() }));
-        assert_eq!(t.kind, TrapKind::BarrierDeadlock, "{engine:?}: {t}");
-        assert!(t.detail.contains("wave 0 at 0x8") && t.detail.contains("wave 1 at 0x10"), "{t}");
+        let t = trap_of(m.name, d.launch(&k, &m.cfg(&k)));
+        assert_eq!(t.kind, TrapKind::BarrierDeadlock, "{}: {t}", m.name);
+        assert!(t.detail.contains("wave 0 at 0x8") && t.detail.contains("wave 1 at 0x10"), "{}: {t}", m.name);
     }
 }
 
@@ -59,9 +85,9 @@ fn a_barrier_releases_when_every_live_wave_arrives_and_ended_waves_do_not_count(
     // Wave 1 ends at once; wave 0 passes its barrier alone.
     let src = ".workgroup 64\n  csr.r u5, wave_id\n  b.nz u5, done\n  barrier\n  v.add v3, v3, v0\ndone:\n  end\n";
     let k = kernel(src);
-    for engine in ENGINES {
+    for m in modes() {
         let d = Device::new().unwrap();
-        d.launch(&k, &LaunchConfig { engine, ..Default::default() }).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+        d.launch(&k, &m.cfg(&k)).unwrap_or_else(|e| panic!("{}: {e}", m.name));
     }
 }
 
@@ -73,16 +99,16 @@ fn the_lowest_trapping_workgroup_is_reported_and_earlier_writes_stay() {
                \x20 st.b32 v5, v4, u6, 0\n  wait vst=0\n  u.seq.i u9, u2, 5\n  b.nz u9, bad\n  u.seq.i u9, u2, 9\n\
                \x20 b.nz u9, bad\n  end\nbad:\n  trap 7\n";
     let k = kernel(src);
-    for engine in ENGINES {
+    for m in modes() {
         for threads in [1, 2] {
             let d = Device::new().unwrap();
             let out = d.alloc(64 * 4).unwrap().addr;
-            let cfg = LaunchConfig { grid: [16, 1, 1], args: out.to_le_bytes().to_vec(), engine, threads: Some(threads), ..Default::default() };
-            let t = trap_of(d.launch(&k, &cfg));
-            assert_eq!((t.kind, t.code, t.workgroup), (TrapKind::UserTrap, Some(7), [5, 0, 0]), "{engine:?}/{threads}: {t}");
-            assert_eq!(t.pc, 0x38, "{t}");
+            let cfg = LaunchConfig { grid: [16, 1, 1], args: out.to_le_bytes().to_vec(), threads: Some(threads), ..m.cfg(&k) };
+            let t = trap_of(m.name, d.launch(&k, &cfg));
+            assert_eq!((t.kind, t.code, t.workgroup), (TrapKind::UserTrap, Some(7), [5, 0, 0]), "{}/{threads}: {t}", m.name);
+            assert_eq!(t.pc, 0x38, "{}: {t}", m.name);
             let words = d.read_u32s(out, 6).unwrap();
-            assert_eq!(words, vec![0, 1, 2, 3, 4, 5], "{engine:?}/{threads}: workgroups 0..=5 stored before the trap");
+            assert_eq!(words, vec![0, 1, 2, 3, 4, 5], "{}/{threads}: workgroups 0..=5 stored before the trap", m.name);
         }
     }
 }
@@ -92,13 +118,13 @@ fn out_of_bounds_accesses_name_lanes_and_addresses() {
     // Lanes 30 and 31 read past the end of a 120-byte buffer.
     let src = "  u.ld.b64 u6, u0, 0\n  wait sm=0\n  v.shl.i v4, v0, 2\n  ld.b32 v5, v4, u6, 0\n  end\n";
     let k = kernel(src);
-    for engine in ENGINES {
+    for m in modes() {
         let d = Device::new().unwrap();
         let buf = d.alloc(120).unwrap().addr;
-        let t = trap_of(d.launch(&k, &LaunchConfig { args: buf.to_le_bytes().to_vec(), engine, ..Default::default() }));
-        assert_eq!(t.kind, TrapKind::MemoryFault, "{engine:?}: {t}");
-        assert_eq!(t.lanes, 0xc000_0000, "{t}");
-        assert_eq!(t.addrs, vec![buf + 120, buf + 124], "{t}");
+        let t = trap_of(m.name, d.launch(&k, &LaunchConfig { args: buf.to_le_bytes().to_vec(), ..m.cfg(&k) }));
+        assert_eq!(t.kind, TrapKind::MemoryFault, "{}: {t}", m.name);
+        assert_eq!(t.lanes, 0xc000_0000, "{}: {t}", m.name);
+        assert_eq!(t.addrs, vec![buf + 120, buf + 124], "{}: {t}", m.name);
     }
 }
 
