@@ -164,7 +164,7 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     }
     let writes_lanes = block.ops.iter().any(|o| !matches!(o.insn, Insn::Uniform(_) | Insn::Ctrl(_) | Insn::Cmp(_)));
     let bm = fx.b.create_block();
-    // Quick code has only the masked variant (right for any EXEC): half the code to compile.
+    // Quick code has one variant, for a full EXEC (the common case; about half the code to compile).
     let variants: &[(ir::Block, bool)] = match fx.tier {
         Tier::Opt => {
             // Mutant 120: the full-EXEC variant taken whenever lane 31 is active.
@@ -177,14 +177,10 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
             fx.b.ins().brif(full, bf, &[], bm, &[]);
             &[(bf, true), (bm, false)]
         }
+        // (`budget_check` has sent a block entered with a partial EXEC to the interpreter.)
         Tier::Quick => {
-            let full = fx.b.ins().icmp_imm_s(IntCC::Equal, exec, 0xffff_ffffi64);
-            let bf = fx.b.create_block();
-            fx.b.set_cold_block(bm);
-            fx.b.ins().brif(full, bf, &[], bm, &[]);
-            fx.b.switch_to_block(bm);
-            fx.exit(Exit::Interpret, block.start);
-            &[(bf, true)]
+            fx.b.ins().jump(bm, &[]);
+            &[(bm, true)]
         }
     };
     for &(variant, full_exec) in variants {
@@ -204,12 +200,19 @@ fn count_start(fx: &mut Fx, start: u32) {
     fx.b.ins().store(crate::fx::flags(), n, hits, start as i32);
 }
 
-/// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction.
+/// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction (in
+/// quick code, so does a block entered with a partial EXEC).
 fn budget_check(fx: &mut Fx, block: &Block) {
     // Mutant 43: a block that needs one step more than remains still runs compiled.
     let n = block.ops.len() as i64 - crate::mutants::active(43) as i64;
     let steps = fx.b.use_var(fx.steps);
-    let short = fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, steps, n.max(1));
+    let mut short = fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, steps, n.max(1));
+    if fx.tier == Tier::Quick {
+        // Quick code has only the full-EXEC variant: a partial EXEC leaves by the same exit.
+        let exec = fx.exec_val();
+        let partial = fx.b.ins().icmp_imm_s(IntCC::NotEqual, exec, 0xffff_ffffi64);
+        short = fx.b.ins().bor(short, partial);
+    }
     let (out, run) = (fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(out);
     fx.b.ins().brif(short, out, &[], run, &[]);
