@@ -24,10 +24,8 @@ pub fn run_chunk(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut d
             // starts so that blocks becoming hot are recompiled.
             Ok(quick) => {
                 let opt = kernel.promote.current();
-                kernel.promote.profiled(code, |hits| match &opt {
-                    Some(opt) => lanejit_jit::run(&[opt, quick], code, w, mem, env, max_steps, Some(hits), windows),
-                    None => lanejit_jit::run(&[quick], code, w, mem, env, max_steps, Some(hits), windows),
-                })
+                let codes: Vec<&lanejit_jit::CompiledKernel> = opt.as_deref().into_iter().chain([quick]).collect();
+                kernel.promote.profiled(code, |hits| lanejit_jit::run(&codes, code, w, mem, env, max_steps, Some(hits), windows))
             }
             Err(_) => run(code, w, mem, env, max_steps, None),
         },

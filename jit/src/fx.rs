@@ -68,6 +68,8 @@ pub struct Fx<'a> {
     pub slot_of: Vec<u32>,
     /// The compiler this function is built for (what variants blocks get, whether they count their starts).
     pub tier: crate::runtime::Tier,
+    /// `JitCtx::hits`, loaded once at entry (quick code counts block starts there).
+    pub hits: Option<Value>,
 }
 
 /// The vector and uniform registers a guest block names.
@@ -93,8 +95,11 @@ impl<'a> Fx<'a> {
         let mut fx = Fx {
             b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
             block_exec: None, exit_block, trap_exit, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
-            fcsr_plain: false, exec_lanes: None, slot_of: Vec::new(), tier,
+            fcsr_plain: false, exec_lanes: None, slot_of: Vec::new(), tier, hits: None,
         };
+        if tier == crate::runtime::Tier::Quick {
+            fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_HITS_OFFSET));
+        }
         fx.load_exec();
         fx.load_counters();
         let st = fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_STEPS_OFFSET);

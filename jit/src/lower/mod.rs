@@ -194,7 +194,7 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
 
 /// Quick code counts each start of a block (`JitCtx::hits[start / 4]`, wrapping), for recompiling hot blocks.
 fn count_start(fx: &mut Fx, start: u32) {
-    let hits = fx.b.ins().load(I64, crate::fx::flags(), fx.ctx, crate::runtime::CTX_HITS_OFFSET);
+    let hits = fx.hits.expect("quick code loads the hit counters at entry");
     let n = fx.b.ins().load(I32, crate::fx::flags(), hits, start as i32);
     let n = fx.b.ins().iadd_imm_s(n, 1);
     fx.b.ins().store(crate::fx::flags(), n, hits, start as i32);
