@@ -30,6 +30,10 @@ pub struct BenchArgs {
     /// Leave out the extra row for the matrix multiply at the large size (1024 × 1024 × 1024 f32, JIT only).
     #[arg(long)]
     pub skip_large: bool,
+    /// Only launch each chosen kernel this many times on the JIT (one setup, answer checked once at the end),
+    /// printing the time per launch: a clean run for a profiler (`perf record -g lanejit bench --profile 20`).
+    #[arg(long)]
+    pub profile: Option<u32>,
 }
 
 fn parse_size(s: &str) -> Result<Size> {
@@ -153,9 +157,31 @@ fn print_row(r: &BenchRow) {
         opt(r.quick_speedup, 1.0, 7), r.compile_us_per_insn * 100.0 / 1e3, r.opt_compile_us_per_insn * 100.0 / 1e3);
 }
 
+/// `--profile N`: N launches of each kernel on the JIT, one worker thread, nothing else timed or run.
+fn profile(chosen: &[&examples::Example], size: Size, launches: u32) -> Result<()> {
+    for ex in chosen {
+        let kernel = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
+        let device = Device::new()?;
+        let setup = (ex.setup)(&device, size).map_err(|e| anyhow!(e))?;
+        let cfg = LaunchConfig { engine: Engine::Jit, threads: Some(1), ..setup.cfg.clone() };
+        let t0 = Instant::now();
+        for _ in 0..launches {
+            device.launch(&kernel, &cfg)?;
+        }
+        let per = t0.elapsed().as_secs_f64() * 1e3 / launches.max(1) as f64;
+        // Kernels that update memory in place (saxpy, histogram) are checked only after their first launch.
+        let verdict = if launches == 1 { (setup.check)(&device).map_err(|e| anyhow!(e))? } else { "not checked".into() };
+        println!("{:<12} {launches} launches, {per:.3} ms each ({verdict})", ex.name);
+    }
+    Ok(())
+}
+
 pub fn run(a: &BenchArgs) -> Result<()> {
     let (size, scaling_size) = (parse_size(&a.size)?, parse_size(&a.scaling_size)?);
     let chosen: Vec<_> = examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))).collect();
+    if let Some(n) = a.profile {
+        return profile(&chosen, size, n);
+    }
     let with_scaling = chosen.iter().any(|e| e.name == "alu_loop");
     if !a.json {
         println!("one worker thread; times in ms, best of 3; lane-ops/s in millions; jit = quick code with hot blocks \

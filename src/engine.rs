@@ -4,39 +4,140 @@
 //! natively and the others in the interpreter.
 
 use crate::{Engine, Kernel};
-use lanejit_interp::{run, run_counting, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
+use crate::tier::Tiers;
+use lanejit_interp::{run, run_counting, Code, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
 use lanejit_jit::lanes_mem::WindowCache;
+use lanejit_jit::CompiledKernel;
+use std::sync::Arc;
 
-/// Runs up to `max_steps` instructions of one wave. Tracing always interprets (it observes every instruction).
-/// `windows` carries the compiled code's memory windows between chunks: keep one per workgroup (shared memory
-/// is the workgroup's).
+/// Runs chunks of waves of one kernel on one engine, keeping between chunks the optimised code it last took
+/// (re-read only when the tiering state says it changed) and its own block-start counts (added to the
+/// tiering state's heat every `HARVEST_EVERY` chunks and when the runner is dropped), so that a chunk takes
+/// no lock and allocates nothing. One per worker thread and launch.
+pub struct Runner<'k> {
+    kernel: &'k Kernel,
+    engine: Engine,
+    /// `Tiers::generation` of the tiering state `opt` was taken from (`u64::MAX`: not taken yet).
+    generation: u64,
+    opt: Option<Arc<CompiledKernel>>,
+    counts: Counts,
+}
+
+/// Block starts counted per code word since the last harvest (allocated at the first counted chunk), and the
+/// chunks they cover.
+#[derive(Default)]
+struct Counts {
+    hits: Vec<u32>,
+    unharvested: u32,
+}
+
+impl Counts {
+    fn harvest(&mut self, tiers: &Tiers, code: &Code) {
+        if self.unharvested > 0 {
+            tiers.harvest(code, &mut self.hits);
+            self.unharvested = 0;
+        }
+    }
+
+    /// The buffer for one more chunk (harvesting first when enough chunks have been counted).
+    fn next(&mut self, tiers: &Tiers, code: &Code) -> &mut [u32] {
+        if self.unharvested >= HARVEST_EVERY {
+            self.harvest(tiers, code);
+        }
+        if self.hits.is_empty() {
+            self.hits = vec![0; code.words.len()];
+        }
+        self.unharvested += 1;
+        &mut self.hits
+    }
+}
+
+/// Chunks a runner counts before it hands the counts to the tiering state (a block becomes hot at most this
+/// many chunks late; each harvest walks every block start, too slow for every chunk of a short wave).
+const HARVEST_EVERY: u32 = 16;
+
+impl Drop for Runner<'_> {
+    fn drop(&mut self) {
+        self.harvest();
+    }
+}
+
+impl<'k> Runner<'k> {
+    pub fn new(kernel: &'k Kernel, engine: Engine) -> Self {
+        Runner { kernel, engine, generation: u64::MAX, opt: None, counts: Counts::default() }
+    }
+
+    /// Adds the counts so far to the tiering state's heat (which may compile blocks that became hot).
+    pub fn harvest(&mut self) {
+        self.counts.harvest(self.tiers(), &self.kernel.code);
+    }
+
+    /// The tiering state whose compiled code this runner runs.
+    fn tiers(&self) -> &'k Tiers {
+        match self.engine {
+            Engine::Auto => &self.kernel.tiers,
+            _ => &self.kernel.promote,
+        }
+    }
+
+    /// Takes the newest compiled code of the tiering state into `opt` (looked up only when it changed).
+    fn refresh(&mut self) {
+        let tiers = self.tiers();
+        let g = tiers.generation();
+        if g != self.generation {
+            self.opt = tiers.current();
+            self.generation = g;
+        }
+    }
+
+    /// Runs up to `max_steps` instructions of one wave. Tracing always interprets (it observes every instruction).
+    /// `windows` carries the compiled code's memory windows between chunks: one per worker and launch (shared
+    /// memory must stay at the same host address while it is used).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(&mut self, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
+               tracer: Option<&mut (dyn Tracer + '_)>, windows: &mut WindowCache) -> Result<Stop, Trap> {
+        let kernel = self.kernel;
+        let code = &kernel.code;
+        match (self.engine, tracer) {
+            (Engine::Jit, None) if kernel.promote.compiles_everything() => match kernel.compiled() {
+                Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, None, windows),
+                // `launch` compiles before it starts, so this is only reached by callers that did not check.
+                Err(_) => run(code, w, mem, env, max_steps, None),
+            },
+            (Engine::Jit, None) => match kernel.quick() {
+                // Hot blocks run in the optimised code, every other block in the quick code, which counts block
+                // starts so that blocks becoming hot are recompiled.
+                Ok(quick) => {
+                    self.refresh();
+                    let codes: &[&CompiledKernel] = match &self.opt {
+                        Some(opt) => &[opt, quick],
+                        None => &[quick],
+                    };
+                    let hits = self.counts.next(&kernel.promote, code);
+                    lanejit_jit::run(codes, code, w, mem, env, max_steps, Some(hits), windows)
+                }
+                Err(_) => run(code, w, mem, env, max_steps, None),
+            },
+            (Engine::Auto, None) if kernel.tiers.compiles_everything() => {
+                Runner::new(kernel, Engine::Jit).run(w, mem, env, max_steps, None, windows)
+            }
+            (Engine::Auto, None) => {
+                self.refresh();
+                let hits = self.counts.next(&kernel.tiers, code);
+                match &self.opt {
+                    Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, Some(hits), windows),
+                    None => run_counting(code, w, mem, env, max_steps, hits),
+                }
+            }
+            (_, tracer) => run(code, w, mem, env, max_steps, tracer),
+        }
+    }
+}
+
+/// Runs up to `max_steps` instructions of one wave (a [`Runner`] for one chunk, harvested at its end: callers
+/// that run many chunks should keep a runner).
+#[allow(clippy::too_many_arguments)]
 pub fn run_chunk(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
                  tracer: Option<&mut (dyn Tracer + '_)>, windows: &mut WindowCache) -> Result<Stop, Trap> {
-    let code = &kernel.code;
-    match (engine, tracer) {
-        (Engine::Jit, None) if kernel.promote.compiles_everything() => match kernel.compiled() {
-            Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, None, windows),
-            // `launch` compiles before it starts, so this is only reached by callers that did not check.
-            Err(_) => run(code, w, mem, env, max_steps, None),
-        },
-        (Engine::Jit, None) => match kernel.quick() {
-            // Hot blocks run in the optimised code, every other block in the quick code, which counts block
-            // starts so that blocks becoming hot are recompiled.
-            Ok(quick) => {
-                let opt = kernel.promote.current();
-                let codes: Vec<&lanejit_jit::CompiledKernel> = opt.as_deref().into_iter().chain([quick]).collect();
-                kernel.promote.profiled(code, |hits| lanejit_jit::run(&codes, code, w, mem, env, max_steps, Some(hits), windows))
-            }
-            Err(_) => run(code, w, mem, env, max_steps, None),
-        },
-        (Engine::Auto, None) if kernel.tiers.compiles_everything() => run_chunk(kernel, Engine::Jit, w, mem, env, max_steps, None, windows),
-        (Engine::Auto, None) => {
-            let current = kernel.tiers.current();
-            kernel.tiers.profiled(code, |hits| match &current {
-                Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, Some(hits), windows),
-                None => run_counting(code, w, mem, env, max_steps, hits),
-            })
-        }
-        (_, tracer) => run(code, w, mem, env, max_steps, tracer),
-    }
+    Runner::new(kernel, engine).run(w, mem, env, max_steps, tracer, windows)
 }

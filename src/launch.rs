@@ -5,9 +5,9 @@
 use crate::arena::Alloc;
 use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
-use crate::engine::run_chunk;
+use crate::engine::Runner;
 use lanejit_jit::lanes_mem::WindowCache;
-use lanejit_interp::{Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
+use lanejit_interp::{Lanes, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -74,6 +74,13 @@ struct LaunchCtx<'a> {
     kernel: &'a Kernel,
     allocs: Vec<Alloc>,
     env: WaveEnv,
+    /// Per wave index: what the ABI sets (the same in every workgroup).
+    abis: Vec<WaveAbi>,
+    /// The registers the kernel may write (`Kernel::registers_written`): the only ones a wave can have made
+    /// non-zero, besides those the ABI sets.
+    written: &'a (Vec<usize>, Vec<usize>),
+    /// The kernel may write a register the ABI sets to the same value in every workgroup (v0..v2, u0:u1).
+    writes_launch_abi: bool,
     args_addr: u64,
     shared_bytes: u32,
     private_bytes: u32,
@@ -110,36 +117,70 @@ pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<La
         kernel.jit_ready().map_err(LaunchError::Config)?;
     }
     let cx = prepare(device, kernel, cfg)?;
-    let [gx, gy, gz] = cfg.grid;
-    let count = gx as u64 * gy as u64 * gz as u64;
-    let run_one = |i: u64| {
-        let id = [(i % gx as u64) as u32, (i / gx as u64 % gy as u64) as u32, (i / (gx as u64 * gy as u64)) as u32];
-        if let Err(t) = run_workgroup(&cx, id, i, None) {
-            note_trap(&cx, i, t);
-        }
-    };
+    let count = workgroup_count(cfg.grid);
+    let threads = cfg.threads.unwrap_or_else(rayon::current_num_threads).max(1) as u64;
+    // Workgroups go to workers in runs of consecutive indices, enough runs per thread to balance uneven work.
+    let per_run = (count / (threads * RUNS_PER_THREAD)).max(1);
+    let run_range = |run: u64| run_workgroups(&cx, run * per_run..((run + 1) * per_run).min(count));
+    let runs = count.div_ceil(per_run);
     match cfg.threads {
-        Some(1) => (0..count).for_each(run_one),
+        Some(1) => (0..runs).for_each(run_range),
         Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build()
             .map_err(|e| LaunchError::Config(e.to_string()))?
-            .install(|| (0..count).into_par_iter().for_each(run_one)),
-        None => (0..count).into_par_iter().for_each(run_one),
+            .install(|| (0..runs).into_par_iter().for_each(run_range)),
+        None => (0..runs).into_par_iter().for_each(run_range),
     }
     finish(cx, count)
+}
+
+/// Runs of consecutive workgroups per worker thread (see `launch`).
+const RUNS_PER_THREAD: u64 = 8;
+
+fn workgroup_count(grid: [u32; 3]) -> u64 {
+    grid.iter().map(|&d| d as u64).product()
+}
+
+fn workgroup_id(grid: [u32; 3], i: u64) -> [u32; 3] {
+    let [gx, gy, _] = grid.map(|d| d as u64);
+    [(i % gx) as u32, (i / gx % gy) as u32, (i / (gx * gy)) as u32]
+}
+
+/// Runs the workgroups `range` on one worker, stopping at the first trap (a lower workgroup's trap stops it too).
+fn run_workgroups(cx: &LaunchCtx, range: std::ops::Range<u64>) {
+    let mut worker = Worker::new(cx);
+    for i in range.clone() {
+        if preempted(cx, i) {
+            return;
+        }
+        if let Err(t) = worker.run_workgroup(workgroup_id(cx.env.grid, i), i, None) {
+            note_trap(cx, i, t);
+            return;
+        }
+    }
+    // The counts not yet added may be what exceeds the budget: checked before the run is over.
+    if let Some(last) = range.last() {
+        if let Err(t) = worker.flush() {
+            note_trap(cx, last, t);
+        }
+    }
 }
 
 /// Runs a launch on one thread, printing every retired instruction through `tracer`.
 pub fn launch_traced(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, tracer: &mut dyn Tracer) -> Result<LaunchStats, LaunchError> {
     let cx = prepare(device, kernel, cfg)?;
-    let [gx, gy, gz] = cfg.grid;
-    let count = gx as u64 * gy as u64 * gz as u64;
+    let count = workgroup_count(cfg.grid);
+    let mut worker = Worker::new(&cx);
     for i in 0..count {
-        let id = [(i % gx as u64) as u32, (i / gx as u64 % gy as u64) as u32, (i / (gx as u64 * gy as u64)) as u32];
-        if let Err(t) = run_workgroup(&cx, id, i, Some(&mut *tracer)) {
+        let id = workgroup_id(cfg.grid, i);
+        if let Err(t) = worker.run_workgroup(id, i, Some(&mut *tracer)) {
             note_trap(&cx, i, t);
             break;
         }
     }
+    if let Err(t) = worker.flush() {
+        note_trap(&cx, count - 1, t);
+    }
+    drop(worker);
     finish(cx, count)
 }
 
@@ -148,9 +189,11 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
     let args = device.alloc_const(&cfg.args).map_err(|e| LaunchError::Config(e.to_string()))?;
     let threads_per_wg = wg.iter().product::<u32>();
     let env = WaveEnv { wave_id: 0, wave_count: threads_per_wg.div_ceil(LANES as u32), wg_size: wg, grid: cfg.grid, wg_id: [0; 3] };
+    let written = kernel.registers_written();
+    let writes_launch_abi = written.0.iter().any(|&r| r < 3) || written.1.iter().any(|&r| r < 2);
     let start = Instant::now();
     Ok(LaunchCtx {
-        device, kernel, allocs: device.arena.allocations(), env, args_addr: args.addr, shared_bytes, private_bytes,
+        device, kernel, allocs: device.arena.allocations(), env, abis: wave_abis(wg), written, writes_launch_abi, args_addr: args.addr, shared_bytes, private_bytes,
         budget: cfg.budget, engine: cfg.engine, start, deadline: cfg.deadline.map(|d| start + d), retired: AtomicU64::new(0),
         lane_ops: AtomicU64::new(0), trapped: AtomicBool::new(false), first_trap: Mutex::new(None),
     })
@@ -181,23 +224,31 @@ fn preempted(cx: &LaunchCtx, wg_index: u64) -> bool {
     cx.trapped.load(Relaxed) && cx.first_trap.lock().unwrap().as_ref().is_some_and(|(i, _)| *i < wg_index)
 }
 
-/// Initial state of one wave, as the ABI of ISA.md says.
-fn initial_wave(cx: &LaunchCtx, wg_id: [u32; 3], wave: u32) -> WaveState {
-    let mut w = WaveState::default();
-    let [sx, sy, _] = cx.env.wg_size;
-    let threads = cx.env.wg_size.iter().product::<u32>();
-    w.set_u64_pair(lanejit_isa::UReg(0), cx.args_addr);
-    w.u[2..5].copy_from_slice(&wg_id);
-    for lane in 0..LANES {
-        let t = wave * LANES as u32 + lane as u32;
-        if t < threads {
-            w.exec |= 1 << lane;
-            w.v[0][lane] = t % sx;
-            w.v[1][lane] = t / sx % sy;
-            w.v[2][lane] = t / (sx * sy);
-        }
-    }
-    w
+/// What the ABI sets in each wave of a workgroup, the same in every workgroup of a launch: EXEC and the
+/// thread ids v0..v2, per wave index.
+struct WaveAbi {
+    exec: u32,
+    ids: [Lanes; 3],
+}
+
+fn wave_abis(wg_size: [u32; 3]) -> Vec<WaveAbi> {
+    let [sx, sy, _] = wg_size;
+    let threads = wg_size.iter().product::<u32>();
+    (0..threads.div_ceil(LANES as u32))
+        .map(|wave| {
+            let mut abi = WaveAbi { exec: 0, ids: [[0; LANES]; 3] };
+            for lane in 0..LANES {
+                let t = wave * LANES as u32 + lane as u32;
+                if t < threads {
+                    abi.exec |= 1 << lane;
+                    abi.ids[0][lane] = t % sx;
+                    abi.ids[1][lane] = t / sx % sy;
+                    abi.ids[2][lane] = t / (sx * sy);
+                }
+            }
+            abi
+        })
+        .collect()
 }
 
 /// Where a wave of a workgroup stands (shared with the fuzzer's workgroup runner, `fuzz::group`, so that it
@@ -210,46 +261,135 @@ pub(crate) enum WaveStatus {
     Ended,
 }
 
-fn run_workgroup(cx: &LaunchCtx, wg_id: [u32; 3], wg_index: u64, mut tracer: Option<&mut dyn Tracer>) -> Result<(), Trap> {
-    let n = cx.env.wave_count;
-    let mut waves: Vec<WaveState> = (0..n).map(|w| initial_wave(cx, wg_id, w)).collect();
-    let mut status = vec![WaveStatus::Running; n as usize];
-    let mut shared = vec![0u8; cx.shared_bytes as usize + SHARED_RED_ZONE];
-    let mut private = vec![0u8; cx.private_bytes as usize * LANES * n as usize];
-    let mut windows = WindowCache::default();
-    let with_ids = |mut t: Trap, wave: u32| {
-        t.wave = wave;
-        t.workgroup = wg_id;
-        t
-    };
-    loop {
-        for wi in 0..n as usize {
-            while status[wi] == WaveStatus::Running {
-                let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
-                let pstride = cx.private_bytes as usize * LANES;
-                let mut mem = WaveMemory {
-                    arena: &cx.device.arena, allocs: &cx.allocs, shared: &mut shared[..cx.shared_bytes as usize],
-                    private: &mut private[wi * pstride..(wi + 1) * pstride], private_bytes: cx.private_bytes as u64,
-                };
-                let w = &mut waves[wi];
-                let (r0, l0) = (w.retired, w.lane_ops);
-                let res = run_chunk(cx.kernel, cx.engine, w, &mut mem, &env, CHUNK, tracer.as_deref_mut(), &mut windows);
-                let total = cx.retired.fetch_add(w.retired - r0, Relaxed) + (w.retired - r0);
-                cx.lane_ops.fetch_add(w.lane_ops - l0, Relaxed);
-                match res.map_err(|t| with_ids(t, wi as u32))? {
-                    Stop::End => status[wi] = WaveStatus::Ended,
-                    Stop::Barrier => status[wi] = WaveStatus::AtBarrier(w.pc.wrapping_sub(4)),
-                    Stop::Steps => {}
-                }
-                check_limits(cx, total, w.pc).map_err(|t| with_ids(t, wi as u32))?;
-                if preempted(cx, wg_index) {
-                    return Ok(());
+/// What one worker thread keeps for the whole launch, so that starting a workgroup or a wave allocates
+/// nothing and clears only what the kernel can read: wave states (only the registers some instruction of the
+/// kernel names can be non-zero after a wave, so only those are re-zeroed), shared and private memory (one
+/// host buffer each, at a fixed address, so that the compiled code's memory windows stay valid for the
+/// launch), the engine's runner, and instruction counts not yet added to the launch's totals.
+struct Worker<'c, 'a> {
+    cx: &'c LaunchCtx<'a>,
+    waves: Vec<WaveState>,
+    status: Vec<WaveStatus>,
+    shared: Vec<u8>,
+    private: Vec<u8>,
+    runner: Runner<'a>,
+    windows: WindowCache,
+    retired: u64,
+    lane_ops: u64,
+    /// The wave that ran last (workgroup, wave, pc), named by a budget or deadline trap.
+    last: ([u32; 3], u32, u32),
+    /// A workgroup has been set up (the wave states hold the ABI's launch-wide values).
+    started: bool,
+}
+
+/// Instructions a worker retires before it adds them to the launch's count and checks the budget and the
+/// deadline (besides after every chunk that a wave did not finish in).
+const FLUSH_EVERY: u64 = CHUNK;
+
+impl<'c, 'a> Worker<'c, 'a> {
+    fn new(cx: &'c LaunchCtx<'a>) -> Self {
+        let n = cx.abis.len();
+        Worker {
+            cx, waves: vec![WaveState::default(); n], status: vec![WaveStatus::Running; n],
+            shared: vec![0; cx.shared_bytes as usize + SHARED_RED_ZONE],
+            private: vec![0; cx.private_bytes as usize * LANES * n],
+            runner: Runner::new(cx.kernel, cx.engine), windows: WindowCache::default(), retired: 0, lane_ops: 0,
+            last: ([0; 3], 0, 0), started: false,
+        }
+    }
+
+    /// Sets every wave to the ABI's initial state for workgroup `wg_id`, and clears shared and private memory.
+    /// Registers the kernel never writes keep what the previous workgroup left: zero, or the ABI's value when
+    /// that is the same in every workgroup (thread ids, the argument address).
+    fn start_workgroup(&mut self, wg_id: [u32; 3]) {
+        let cx = self.cx;
+        let whole_abi = cx.writes_launch_abi || !self.started;
+        for (w, abi) in self.waves.iter_mut().zip(&cx.abis) {
+            for &r in &cx.written.0 {
+                w.v[r] = [0; LANES];
+            }
+            for &r in &cx.written.1 {
+                w.u[r] = 0;
+            }
+            if whole_abi {
+                w.v[..3].copy_from_slice(&abi.ids);
+                w.set_u64_pair(lanejit_isa::UReg(0), cx.args_addr);
+            }
+            w.u[2..5].copy_from_slice(&wg_id);
+            (w.exec, w.pc, w.fcsr, w.retired, w.lane_ops) = (abi.exec, 0, 0, 0, 0);
+        }
+        self.started = true;
+        self.status.fill(WaveStatus::Running);
+        self.shared[..cx.shared_bytes as usize].fill(0);
+        self.private.fill(0);
+    }
+
+    fn run_workgroup(&mut self, wg_id: [u32; 3], wg_index: u64, mut tracer: Option<&mut dyn Tracer>) -> Result<(), Trap> {
+        self.start_workgroup(wg_id);
+        let cx = self.cx;
+        let pstride = cx.private_bytes as usize * LANES;
+            let with_ids = |mut t: Trap, wave: u32| {
+            t.wave = wave;
+            t.workgroup = wg_id;
+            t
+        };
+        loop {
+            for wi in 0..self.waves.len() {
+                while self.status[wi] == WaveStatus::Running {
+                    let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
+                    let mut mem = WaveMemory {
+                        arena: &cx.device.arena, allocs: &cx.allocs, shared: &mut self.shared[..cx.shared_bytes as usize],
+                        private: &mut self.private[wi * pstride..(wi + 1) * pstride], private_bytes: cx.private_bytes as u64,
+                    };
+                    let w = &mut self.waves[wi];
+                    let (r0, l0) = (w.retired, w.lane_ops);
+                    let res = self.runner.run(w, &mut mem, &env, CHUNK, tracer.as_deref_mut(), &mut self.windows);
+                    self.retired += w.retired - r0;
+                    self.lane_ops += w.lane_ops - l0;
+                    let pc = w.pc;
+                    self.last = (wg_id, wi as u32, pc);
+                    match res.map_err(|t| with_ids(t, wi as u32))? {
+                        Stop::End => self.status[wi] = WaveStatus::Ended,
+                        Stop::Barrier => self.status[wi] = WaveStatus::AtBarrier(pc.wrapping_sub(4)),
+                        Stop::Steps => {}
+                    }
+                    if self.status[wi] == WaveStatus::Running || self.retired >= FLUSH_EVERY {
+                        self.flush()?;
+                        if preempted(cx, wg_index) {
+                            return Ok(());
+                        }
+                    }
                 }
             }
+            // The trap names the wave that waits at a different barrier (`release_barrier` sets it).
+            let at_workgroup = |mut t: Trap| {
+                t.workgroup = wg_id;
+                t
+            };
+            if !release_barrier(&mut self.status).map_err(at_workgroup)? {
+                return Ok(());
+            }
         }
-        if !release_barrier(&mut status).map_err(|t| with_ids(t, 0))? {
-            return Ok(());
-        }
+    }
+
+    /// Adds the instructions retired since the last flush to the launch's count, then checks the budget and
+    /// the deadline (a trap names the wave that ran last).
+    fn flush(&mut self) -> Result<(), Trap> {
+        let total = self.cx.retired.fetch_add(self.retired, Relaxed) + self.retired;
+        self.cx.lane_ops.fetch_add(self.lane_ops, Relaxed);
+        (self.retired, self.lane_ops) = (0, 0);
+        let (workgroup, wave, pc) = self.last;
+        check_limits(self.cx, total, pc).map_err(|mut t| {
+            (t.workgroup, t.wave) = (workgroup, wave);
+            t
+        })
+    }
+}
+
+impl Drop for Worker<'_, '_> {
+    fn drop(&mut self) {
+        self.cx.retired.fetch_add(self.retired, Relaxed);
+        self.cx.lane_ops.fetch_add(self.lane_ops, Relaxed);
     }
 }
 

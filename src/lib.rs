@@ -60,6 +60,7 @@ pub struct Kernel {
     /// `--engine jit`: which blocks of the quick code have been recompiled with the optimising tier (after
     /// `JIT_HOT_BLOCK` starts; a threshold of 0 compiles every block with it up front, `u32::MAX` never does).
     pub promote: Arc<tier::Tiers>,
+    written: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
 }
 
 impl Kernel {
@@ -67,7 +68,13 @@ impl Kernel {
         let code = Arc::new(Code::new(program.words.clone()));
         let tiers = Arc::new(tier::Tiers::new(&code, tier::auto_threshold()));
         let promote = Arc::new(tier::Tiers::new(&code, tier::jit_threshold()));
-        Kernel { program, code, jit: Arc::default(), quick: Arc::default(), tiers, promote }
+        Kernel { program, code, jit: Arc::default(), quick: Arc::default(), tiers, promote, written: Arc::default() }
+    }
+
+    /// The vector and uniform registers some instruction of the kernel may write (at any word offset):
+    /// whatever the kernel does, no other register changes.
+    pub fn registers_written(&self) -> &(Vec<usize>, Vec<usize>) {
+        self.written.get_or_init(|| lanejit_jit::registers_written(&self.code))
     }
 
     /// The whole kernel compiled with the optimising tier, on first use.

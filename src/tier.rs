@@ -7,7 +7,7 @@
 use lanejit_interp::Code;
 use lanejit_jit::CompiledKernel;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::{Acquire, Relaxed, Release}};
 use std::sync::{Arc, Mutex};
 
 /// Times a block must start before `auto` compiles it.
@@ -41,6 +41,8 @@ pub struct Tiers {
     crossed: AtomicUsize,
     compiled: AtomicUsize,
     compiling: AtomicBool,
+    /// Bumped whenever `current` changes, so that a runner can keep the code it has without taking the lock.
+    generation: AtomicU64,
     state: Mutex<TierState>,
 }
 
@@ -70,6 +72,7 @@ impl Tiers {
             crossed: AtomicUsize::new(0),
             compiled: AtomicUsize::new(0),
             compiling: AtomicBool::new(false),
+            generation: AtomicU64::new(0),
             state: Mutex::new(TierState { hot: vec![false; code.words.len()], ..TierState::default() }),
         }
     }
@@ -85,6 +88,7 @@ impl Tiers {
         self.crossed.store(0, Relaxed);
         self.compiled.store(0, Relaxed);
         self.threshold.store(threshold, Relaxed);
+        self.generation.fetch_add(1, Release);
     }
 
     /// A threshold of 0: the whole kernel is compiled up front (the caller uses `Kernel::compiled`).
@@ -96,6 +100,12 @@ impl Tiers {
     /// early so that the decision is taken soon.
     pub fn compiles_as_hot(&self) -> bool {
         !matches!(self.threshold.load(Relaxed), 0 | u32::MAX)
+    }
+
+    /// Changes whenever `current` does (read it before `current`: a runner that saw this value and then took
+    /// `current` has code at least that new).
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Acquire)
     }
 
     /// The newest compiled code, if any block is compiled.
@@ -112,25 +122,30 @@ impl Tiers {
             if buf.0 != owner || buf.1.len() != code.words.len() {
                 *buf = (owner, vec![0; code.words.len()]);
             }
-            let hits = &mut buf.1;
-            let r = f(hits);
-            let threshold = self.threshold.load(Relaxed);
-            // Only block starts are read (and cleared); other words' counts are never looked at, so they are
-            // left to saturate rather than cleared over the whole code after every chunk.
-            for (i, &w) in self.starts.iter().enumerate() {
-                let n = std::mem::take(&mut hits[w]);
-                if n > 0 {
-                    let before = self.heat[i].fetch_add(n, Relaxed);
-                    if before < threshold && before.saturating_add(n) >= threshold {
-                        self.crossed.fetch_add(1, Relaxed);
-                    }
-                }
-            }
-            if self.crossed.load(Relaxed) > self.compiled.load(Relaxed) {
-                self.compile_hot(code, threshold);
-            }
+            let r = f(&mut buf.1);
+            self.harvest(code, &mut buf.1);
             r
         })
+    }
+
+    /// Adds the block-start counts of `hits` (one per code word) to the heat, clears them, and compiles the
+    /// blocks that became hot.
+    pub fn harvest(&self, code: &Code, hits: &mut [u32]) {
+        let threshold = self.threshold.load(Relaxed);
+        // Only block starts are read (and cleared); other words' counts are never looked at, so they are
+        // left to saturate rather than cleared over the whole code after every chunk.
+        for (i, &w) in self.starts.iter().enumerate() {
+            let n = std::mem::take(&mut hits[w]);
+            if n > 0 {
+                let before = self.heat[i].fetch_add(n, Relaxed);
+                if before < threshold && before.saturating_add(n) >= threshold {
+                    self.crossed.fetch_add(1, Relaxed);
+                }
+            }
+        }
+        if self.crossed.load(Relaxed) > self.compiled.load(Relaxed) {
+            self.compile_hot(code, threshold);
+        }
     }
 
     fn compile_hot(&self, code: &Code, threshold: u32) {
@@ -166,6 +181,7 @@ impl Tiers {
                     self.compiled.store(hot.iter().filter(|&&h| h).count(), Relaxed);
                     st.current = Some(Arc::new(ck));
                     st.hot = hot;
+                    self.generation.fetch_add(1, Release);
                 }
                 Err(_) => {
                     st.failed = true;

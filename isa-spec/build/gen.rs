@@ -152,6 +152,13 @@ fn latency_expr(l: &str) -> String {
     }
 }
 
+fn access_expr(a: Option<&str>) -> String {
+    match a.and_then(crate::model::access_parts) {
+        Some((bytes, signed)) => format!("Some(MemAccess {{ bytes: {bytes}, signed: {signed} }})"),
+        None => "None".into(),
+    }
+}
+
 fn gen_insn_table(m: &Model, o: &mut String) {
     writeln!(o, "pub static INSNS: [InsnInfo; {}] = [", m.insns.len()).unwrap();
     for i in m.insns {
@@ -169,10 +176,10 @@ fn gen_insn_table(m: &Model, o: &mut String) {
         writeln!(o, "  InsnInfo {{ id: InsnId({}), mnemonic: {:?}, group: {}, group_name: {:?}, unit: {:?}, format: {fmt_idx}, \
             opcode: {:#04x}, fixed: &[{}], fn_text: {:?}, mask: {:#x}, match_: {:#x}, reserved: {:#x}, fixed_mask: {:#x}, \
             words: {}, operands: &[{}], latency: {}, latency_text: {:?}, flags: Flags({flags}), flags_text: {:?}, \
-            syntax: {:?}, sem: {:?}, en: {:?} }},",
+            syntax: {:?}, sem: {:?}, en: {:?}, access: {} }},",
             i.id, i.def.mnemonic, i.group, i.group_name, i.unit, i.def.opcode, fixed.join(", "), i.def.fn_, i.mask,
             i.match_, i.reserved, i.fixed_mask, fmt.width / 32, ops.join(", "), latency_expr(&i.def.latency),
-            i.def.latency, i.def.flags, i.def.syntax, i.def.sem.clone().unwrap_or_default(), i.def.en).unwrap();
+            i.def.latency, i.def.flags, i.def.syntax, i.def.sem.clone().unwrap_or_default(), i.def.en, access_expr(i.def.access.as_deref())).unwrap();
     }
     o.push_str("];\n\n");
     o.push_str("/// Candidate instructions for each 7-bit opcode, in table order.\npub static BY_OPCODE: [&[u16]; 128] = [\n");

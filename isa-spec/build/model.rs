@@ -93,6 +93,10 @@ pub struct InsnDef {
     pub en: String,
     #[serde(default)]
     pub unit: Option<String>,
+    /// Memory instructions: the access each lane (or the wave, for uniform memory) makes, `u|s|b` + bits
+    /// (`u8` zero-extends, `s16` sign-extends, `b64` moves raw bits through consecutive registers).
+    #[serde(default)]
+    pub access: Option<String>,
 }
 
 /// A kind's default may be written as a name (`dyn`) or a number (`0`).
@@ -346,6 +350,7 @@ pub fn resolve_insn(
     let reserved = all & !free & !fixed_mask;
     let unit = def.unit.clone().unwrap_or_else(|| g.unit.clone());
     check_latency(&at, &def.latency, counters)?;
+    check_access(&at, def)?;
     for fl in def.flags.split_whitespace() {
         if !flags.iter().any(|(n, _)| n == fl) {
             return Err(format!("{at}: unknown flag `{fl}`"));
@@ -355,6 +360,30 @@ pub fn resolve_insn(
         id, group: g.group, group_name: g.name.clone(), file: file.into(), def: def.clone(), unit, operands, fixed,
         mask: fixed_mask | reserved, match_, reserved, fixed_mask,
     })
+}
+
+/// Every load, store or atomic states its access (`access`), and nothing else does; the access is a known
+/// kind and width.
+fn check_access(at: &str, def: &InsnDef) -> Result<(), String> {
+    let moves_memory = def.flags.split_whitespace().any(|f| f == "ld" || f == "st");
+    let image = def.mnemonic.starts_with("img.");
+    match (&def.access, moves_memory && !image) {
+        (None, false) => Ok(()),
+        (None, true) => Err(format!("{at}: a memory instruction needs `access:` (u8, s16, b32, ...)")),
+        (Some(a), false) => Err(format!("{at}: `access: {a}` on an instruction that is not a load, store or atomic")),
+        (Some(a), true) => access_parts(a).map(drop).ok_or_else(|| format!("{at}: access `{a}` is not u|s|b followed by 8, 16, 32, 64, 96, 128 or 256")),
+    }
+}
+
+/// `(bytes, signed)` of an access text such as `s16`.
+pub fn access_parts(a: &str) -> Option<(u32, bool)> {
+    let (kind, bits) = a.split_at(1);
+    let bits: u32 = bits.parse().ok().filter(|b| [8, 16, 32, 64, 96, 128, 256].contains(b))?;
+    match kind {
+        "u" | "b" if bits >= 8 => Some((bits / 8, false)),
+        "s" if bits <= 16 => Some((bits / 8, true)),
+        _ => None,
+    }
 }
 
 fn check_latency(at: &str, lat: &str, counters: &[String]) -> Result<(), String> {

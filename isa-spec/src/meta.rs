@@ -172,6 +172,24 @@ pub struct InsnInfo {
     pub syntax: &'static str,
     pub sem: &'static str,
     pub en: &'static str,
+    /// Loads, stores and atomics: the access (YAML `access`).
+    pub access: Option<MemAccess>,
+}
+
+/// The memory access of a load, store or atomic, per lane (vector memory) or per wave (uniform memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemAccess {
+    /// Bytes accessed (1, 2, 4, 8, 12, 16 or 32).
+    pub bytes: u32,
+    /// A load narrower than a register sign-extends (else it zero-extends).
+    pub signed: bool,
+}
+
+impl MemAccess {
+    /// Registers the data occupies: one per 4 bytes, at least one.
+    pub fn regs(self) -> usize {
+        (self.bytes as usize).div_ceil(4)
+    }
 }
 
 impl InsnInfo {

@@ -70,6 +70,10 @@ pub struct Fx<'a> {
     pub tier: crate::runtime::Tier,
     /// `JitCtx::hits`, loaded once at entry (quick code counts block starts there).
     pub hits: Option<Value>,
+    /// Every way each instruction (by pc) may run (`CompiledKernel::lowering`).
+    pub lowering: std::collections::BTreeSet<(u32, crate::runtime::Lowering)>,
+    /// The lowering of the current instruction noted how it runs (else it is wholly native).
+    pub noted: bool,
 }
 
 /// The vector and uniform registers a guest block names.
@@ -96,6 +100,7 @@ impl<'a> Fx<'a> {
             b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
             block_exec: None, exit_block, trap_exit, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
             fcsr_plain: false, exec_lanes: None, slot_of: Vec::new(), tier, hits: None,
+            lowering: Default::default(), noted: false,
         };
         if tier == crate::runtime::Tier::Quick {
             fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_HITS_OFFSET));
@@ -388,12 +393,20 @@ impl<'a> Fx<'a> {
     /// reloaded after; the state's counters include the `done` instructions of the block before this one, so a
     /// trap, or a read of the `retired` CSR, sees the right count. A trap leaves through the exit.
     pub fn call_interp(&mut self, pc: u32, done: u32) {
+        self.note_lowering(pc, crate::runtime::Lowering::Interpreter);
         self.call_runtime(self.helpers.step, pc, done, None);
+    }
+
+    /// Records a way the instruction at `pc` may run in the code being emitted.
+    pub fn note_lowering(&mut self, pc: u32, how: crate::runtime::Lowering) {
+        self.noted = true;
+        self.lowering.insert((pc, how));
     }
 
     /// A vector load or store through the runtime (`runtime::helper_mem`), with `call_interp`'s contract; only
     /// `writes` (a load's destination group, nothing for a store) are reloaded after it.
     pub fn call_mem(&mut self, pc: u32, done: u32, writes: BlockRegs) {
+        self.note_lowering(pc, crate::runtime::Lowering::Runtime);
         self.call_runtime(self.helpers.mem, pc, done, Some(writes));
     }
 
@@ -525,11 +538,11 @@ fn named(insn: &lanejit_isa::Insn, pick: impl Fn(&str) -> bool) -> (Vec<usize>, 
     let (mut vs, mut us) = (Vec::new(), Vec::new());
     for (o, val) in info.operands.iter().zip(insn.operand_values().as_slice()).filter(|(o, _)| pick(o.name)) {
         let k = o.kind();
-        // A memory instruction's rd names a group: the uniforms of a u.ld.bN (N / 32 of them), or up to 4
-        // vector components plus img.load's status register.
-        let n = match (mem && o.name == "rd", k.class) {
-            (true, KindClass::UReg) => uniform_group(info.mnemonic),
-            (true, _) => 5,
+        // A memory instruction's rd names a group: the registers its access fills (YAML `access`), or a pair
+        // (atom.cas's compare value); image ops up to 4 components plus img.load's status register.
+        let n = match (mem && o.name == "rd", info.access) {
+            (true, Some(a)) => a.regs().max(1 + k.pair as usize),
+            (true, None) => 5,
             _ => 1 + k.pair as usize,
         };
         let r = *val as usize;
@@ -543,7 +556,3 @@ fn named(insn: &lanejit_isa::Insn, pick: impl Fn(&str) -> bool) -> (Vec<usize>, 
     (vs, us)
 }
 
-/// Uniform registers a uniform memory instruction's rd names: N / 32 for a `.bN` mnemonic, else the widest (8).
-fn uniform_group(mnemonic: &str) -> usize {
-    mnemonic.rsplit_once(".b").and_then(|(_, bits)| bits.parse::<usize>().ok()).map_or(8, |b| (b / 32).clamp(1, 8))
-}

@@ -8,7 +8,8 @@
 
 use lanejit_interp::{HostRegion, Memory, WaveState};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg, LANES, VREGS};
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
+use lanejit_interp::mem::AtomOp;
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::{AcqRel, Relaxed}};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Dir {
@@ -34,24 +35,20 @@ impl Access {
     /// The accesses this module (and the inline path) handle; everything else is the interpreter's.
     pub fn of(i: &MemInsn) -> Option<Access> {
         use MemInsn::*;
-        let a = |rd, rs1, rs2, imm, sp, bytes, dir| Some(Access { rd, rs1, rs2, imm, sp, bytes, dir });
-        let (u, s, st) = (Dir::Load { signed: false }, Dir::Load { signed: true }, Dir::Store);
-        match *i {
-            LdU8 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 1, u),
-            LdS8 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 1, s),
-            LdU16 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 2, u),
-            LdS16 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 2, s),
-            LdB32 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 4, u),
-            LdB64 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 8, u),
-            LdB128 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 16, u),
-            StB8 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 1, st),
-            StB16 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 2, st),
-            StB32 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 4, st),
-            StB64 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 8, st),
-            StB128 { rd, rs1, rs2, imm, sp, .. } => a(rd, rs1, rs2, imm, sp, 16, st),
-            _ => None,
-        }
-        .filter(|a| a.rd.idx() + a.regs() <= VREGS && a.sp != Sp::Private && !(a.sp == Sp::Constant && a.is_store()))
+        let (rd, rs1, rs2, imm, sp) = match *i {
+            LdU8 { rd, rs1, rs2, imm, sp, .. } | LdS8 { rd, rs1, rs2, imm, sp, .. } | LdU16 { rd, rs1, rs2, imm, sp, .. }
+            | LdS16 { rd, rs1, rs2, imm, sp, .. } | LdB32 { rd, rs1, rs2, imm, sp, .. } | LdB64 { rd, rs1, rs2, imm, sp, .. }
+            | LdB128 { rd, rs1, rs2, imm, sp, .. } | StB8 { rd, rs1, rs2, imm, sp, .. } | StB16 { rd, rs1, rs2, imm, sp, .. }
+            | StB32 { rd, rs1, rs2, imm, sp, .. } | StB64 { rd, rs1, rs2, imm, sp, .. }
+            | StB128 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp),
+            _ => return None,
+        };
+        // Width and extension come from the ISA tables (YAML `access`), direction from the flags.
+        let info = lanejit_isa::Insn::Mem(*i).id().info();
+        let acc = info.access?;
+        let dir = if info.has(lanejit_isa::flag::ST) { Dir::Store } else { Dir::Load { signed: acc.signed } };
+        Some(Access { rd, rs1, rs2, imm, sp, bytes: acc.bytes, dir })
+            .filter(|a| a.rd.idx() + a.regs() <= VREGS && a.sp != Sp::Private && !(a.sp == Sp::Constant && a.is_store()))
     }
 
     pub fn regs(&self) -> usize {
@@ -73,6 +70,75 @@ impl Access {
             std::array::from_fn(|l| base.wrapping_add(off[l] as u64).wrapping_add(self.imm as i64 as u64))
         }
     }
+}
+
+/// An atomic with a uniform base (`atom.*`, not `.a64`): the 32-bit word of each active lane is read, combined
+/// with v[rd] (and, for cas, the compare value v[rd+1]) by the interpreter's own `AtomOp::apply`, and written
+/// back in one host atomic operation, lanes ascending as the interpreter goes.
+#[derive(Clone, Copy, Debug)]
+pub struct Atomic {
+    pub at: Access,
+    pub op: AtomOp,
+}
+
+impl Atomic {
+    pub fn of(i: &MemInsn) -> Option<Atomic> {
+        use MemInsn::*;
+        let (rd, rs1, rs2, imm, sp, op) = match *i {
+            AtomAddU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Add),
+            AtomSubU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Sub),
+            AtomMinI32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::MinI),
+            AtomMaxI32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::MaxI),
+            AtomMinU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::MinU),
+            AtomMaxU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::MaxU),
+            AtomAndB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::And),
+            AtomOrB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Or),
+            AtomXorB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Xor),
+            AtomXchgB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Xchg),
+            AtomCasB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Cas),
+            AtomIncU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Inc),
+            AtomDecU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Dec),
+            AtomFaddF32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Fadd),
+            _ => return None,
+        };
+        let bytes = lanejit_isa::Insn::Mem(*i).id().info().access?.bytes;
+        let at = Access { rd, rs1, rs2, imm, sp, bytes, dir: Dir::Store };
+        // Private memory and writes to constant memory are the interpreter's (the latter traps).
+        let regs = if op == AtomOp::Cas { 2 } else { 1 };
+        (bytes == 4 && rd.idx() + regs <= VREGS && matches!(sp, Sp::Global | Sp::Shared)).then_some(Atomic { at, op })
+    }
+}
+
+/// Performs atomic `a` for the active lanes when it provably cannot fault (every active lane 4-aligned and
+/// inside the host region of the first); returns false (nothing done) otherwise.
+pub fn try_atomic(w: &mut WaveState, mem: &mut dyn Memory, a: &Atomic) -> bool {
+    let exec = w.exec;
+    if exec == 0 {
+        return false;
+    }
+    let addrs = a.at.addresses(w);
+    let Some(region) = mem.host_region(a.at.sp, addrs[exec.trailing_zeros() as usize], true) else { return false };
+    let fits = |addr: u64| addr & 3 == 0 && region.len >= 4 && addr.wrapping_sub(region.lo) <= region.len - 4;
+    // Mutant 133: only the first active lane is checked.
+    let checked = if crate::mutants::active(133) { 1 } else { LANES };
+    if !(0..LANES).filter(|&l| exec >> l & 1 == 1).take(checked).all(|l| fits(addrs[l])) {
+        return false;
+    }
+    let d = *w.vr(a.at.rd);
+    let c = if a.op == AtomOp::Cas { *w.vn(a.at.rd.idx() + 1) } else { [0; LANES] };
+    let mut old = d;
+    // Mutant 134: lanes in descending order (a lane sees the later lanes' updates, not the earlier ones').
+    let order: Vec<usize> = if crate::mutants::active(134) { (0..LANES).rev().collect() } else { (0..LANES).collect() };
+    for l in order.into_iter().filter(|&l| exec >> l & 1 == 1) {
+        // SAFETY: checked above: [addr, addr + 4) lies inside the region and is 4-byte aligned.
+        let word = unsafe { AtomicU32::from_ptr(region.host.wrapping_add((addrs[l] - region.lo) as usize).cast()) };
+        old[l] = match a.op {
+            AtomOp::Add => word.fetch_add(d[l], AcqRel),
+            op => word.fetch_update(AcqRel, Relaxed, |x| Some(op.apply(x, d[l], c[l]))).unwrap_or_else(|x| x),
+        };
+    }
+    w.write_v(a.at.rd, &old);
+    true
 }
 
 /// Bytes one contiguous 32-bit access of all lanes covers: the inline path's window must hold this many.

@@ -98,4 +98,10 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (123, "fx.rs:counted", "lane-ops counted with EXEC at the block's end, not at its start"),
     (124, "fx.rs:call_runtime", "registers changed in the block not written back before an interpreter call"),
     (125, "lower/mod.rs:emit_block", "a failed budget check stores the previous block's changed registers"),
+    (130, "lower/mem/uniform.rs:inline_check", "uniform access alignment not checked inline"),
+    (131, "runtime.rs:helper_mem", "uniform window span is the region's length (an access may start at its end)"),
+    (132, "lower/uniform.rs:csr_read", "csr.r wg_size_x and grid_x read the next field (y)"),
+    (133, "lanes_mem.rs:try_atomic", "atomics check only the first active lane's address"),
+    (134, "lanes_mem.rs:try_atomic", "atomic lanes applied in descending order"),
+    (135, "lower/xlane.rs:switched", "uniform-operand shuffle switch keeps 4 bits of the value"),
 ];

@@ -5,8 +5,9 @@
 
 use crate::blocks::{discover, Block};
 use crate::fx::Fx;
-use crate::lanes_mem::{try_access, Access, Window, WindowCache};
+use crate::lanes_mem::{try_access, try_atomic, Access, Atomic, Window, WindowCache};
 use crate::lower;
+use crate::lower::mem::uniform::UniformAccess;
 use cranelift_codegen::ir::{types::*, AbiParam, Signature, UserFuncName};
 use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
@@ -65,11 +66,24 @@ pub struct JitCtx<'a> {
 
 pub const NO_SLOT: u32 = u32::MAX;
 
+/// How compiled code runs an instruction, from most to least native.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Lowering {
+    /// Host code in the compiled function.
+    Native,
+    /// A call to the JIT's runtime (Rust), which hands the instruction to the interpreter only when its fast
+    /// path does not apply (a fault to report, an uncached region).
+    Runtime,
+    /// The interpreter executes it (called from compiled code, or after an exit).
+    Interpreter,
+}
+
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 pub const CTX_STEPS_OFFSET: i32 = offset_of!(JitCtx, steps_left) as i32;
 pub const CTX_WINDOWS_OFFSET: i32 = offset_of!(JitCtx, windows) as i32;
 pub const CTX_HITS_OFFSET: i32 = offset_of!(JitCtx, hits) as i32;
+pub const CTX_ENV_OFFSET: i32 = offset_of!(JitCtx, env) as i32;
 
 /// Addresses of the Rust helpers compiled code calls, and their signature (all three take the same arguments).
 #[derive(Clone, Copy)]
@@ -82,19 +96,37 @@ pub struct HelperFns {
 /// A vector load or store that compiled code could not do inline: done in Rust when it provably cannot fault
 /// (`lanes_mem`), else by the interpreter. Returns as `helper_step`.
 extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u32 {
-    {
+    let uniform = {
         // SAFETY: as in `helper_step`; the borrows end before it is called.
         let (w, cx) = unsafe { (&mut *state, &mut *ctx) };
-        if let Ok((lanejit_isa::Insn::Mem(i), _)) = cx.code.fetch(pc) {
-            let slot = cx.slot_of.get((pc / 4) as usize).copied().unwrap_or(NO_SLOT);
-            // SAFETY: `windows` points at `CompiledKernel::mem_slots` entries (`WindowCache::entries_for`).
-            let window = (slot != NO_SLOT).then(|| unsafe { &mut *cx.windows.add(slot as usize) });
-            if Access::of(&i).is_some_and(|a| try_access(w, &mut *cx.mem, window, &a)) {
-                return 0;
-            }
+        let Ok((lanejit_isa::Insn::Mem(i), _)) = cx.code.fetch(pc) else { return helper_step(state, ctx, pc) };
+        let slot = cx.slot_of.get((pc / 4) as usize).copied().unwrap_or(NO_SLOT);
+        // SAFETY: `windows` points at `CompiledKernel::mem_slots` entries (`WindowCache::entries_for`).
+        let window = (slot != NO_SLOT).then(|| unsafe { &mut *cx.windows.add(slot as usize) });
+        if Access::of(&i).is_some_and(|a| try_access(w, &mut *cx.mem, window, &a))
+            || Atomic::of(&i).is_some_and(|a| try_atomic(w, &mut *cx.mem, &a))
+        {
+            return 0;
+        }
+        UniformAccess::of(&i).map(|a| (a.address(&w.u), a))
+    };
+    let status = helper_step(state, ctx, pc);
+    if let (0, Some((addr, a))) = (status, uniform) {
+        // The interpreter did the access, so [addr, addr + bytes) is inside one region: cache it for the
+        // inline path (`lower/mem/uniform.rs`).
+        // SAFETY: as above.
+        let cx = unsafe { &mut *ctx };
+        let slot = cx.slot_of.get((pc / 4) as usize).copied().unwrap_or(NO_SLOT);
+        let region = cx.mem.host_region(lanejit_isa::Sp::Global, addr, a.store).filter(|r| r.len >= a.bytes as u64);
+        if let (Some(r), true) = (region, slot != NO_SLOT) {
+            // SAFETY: as above.
+            let window = unsafe { &mut *cx.windows.add(slot as usize) };
+            // Mutant 131: the span is the region's length (an access may start at the region's end).
+            let span = if crate::mutants::active(131) { r.len } else { r.len - a.bytes as u64 };
+            *window = Window { lo: r.lo, span, host: r.host as u64 };
         }
     }
-    helper_step(state, ctx, pc)
+    status
 }
 
 /// Executes one (non-control) instruction in the interpreter; returns 0, or 1 with the trap stored in the context.
@@ -132,6 +164,9 @@ pub struct CompiledKernel {
     /// Unique per compilation in this process (1, 2, …).
     pub id: u64,
     pub tier: Tier,
+    /// Every way each compiled instruction may run (by pc, sorted): several when an inline path has a
+    /// fallback, or the block's variants differ.
+    pub lowering: Vec<(u32, Lowering)>,
     _module: ModuleHolder,
 }
 
@@ -185,13 +220,25 @@ fn used_registers(blocks: &[Block]) -> ([bool; VREGS], [bool; UREGS]) {
     (v, u)
 }
 
+/// Registers that some instruction of `code`, at any word offset, may write (so whatever runs, no other
+/// register changes): a launch re-zeroes only these when it reuses a wave's storage. Sorted.
+pub fn registers_written(code: &Code) -> (Vec<usize>, Vec<usize>) {
+    let (mut v, mut u) = ([false; VREGS], [false; UREGS]);
+    for (insn, _) in code.decoded.iter().flatten() {
+        let (vs, us) = crate::fx::written(insn);
+        vs.into_iter().for_each(|r| v[r] = true);
+        us.into_iter().for_each(|r| u[r] = true);
+    }
+    ((0..VREGS).filter(|&r| v[r]).collect(), (0..UREGS).filter(|&r| u[r]).collect())
+}
+
 /// One window-cache slot per vector access the blocks contain: (slot of each word, number of slots).
 fn window_slots(code: &Code, blocks: &[Block]) -> (Vec<u32>, usize) {
     let mut slot_of = vec![NO_SLOT; code.words.len()];
     let mut n = 0;
     for op in blocks.iter().flat_map(|b| &b.ops) {
         if let lanejit_isa::Insn::Mem(m) = &op.insn {
-            if Access::of(m).is_some() {
+            if Access::of(m).is_some() || UniformAccess::of(m).is_some() {
                 slot_of[(op.pc / 4) as usize] = n as u32;
                 n += 1;
             }
@@ -234,6 +281,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let (used_v, used_u) = used_registers(&blocks);
     let (slot_of, mem_slots) = window_slots(code, &blocks);
+    let lowering;
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut hsig = Signature::new(CallConv::SystemV);
@@ -245,6 +293,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<
         lower::emit_kernel(&mut fx, &blocks, code.len_bytes());
         fx.emit_exit_block();
         fx.b.seal_all_blocks();
+        lowering = std::mem::take(&mut fx.lowering).into_iter().collect();
         fx.b.finalize(isa.frontend_config());
     }
     let t_ir = t0.elapsed();
@@ -267,7 +316,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<
         // SAFETY: the function was built with exactly this signature.
         entry: unsafe { std::mem::transmute::<*const u8, EntryFn>(entry) },
         starts, compile_time: t0.elapsed(), guest_insns: blocks.iter().map(|b| b.ops.len()).sum(), mem_slots, slot_of,
-        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), tier, _module: ModuleHolder(module),
+        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), tier, lowering, _module: ModuleHolder(module),
     })
 }
 

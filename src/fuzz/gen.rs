@@ -52,7 +52,11 @@ pub struct Tables {
     pub ld_b32: InsnId,
     pub st_b32: InsnId,
     pub u_add_i: InsnId,
+    pub u_add_u64_u32: InsnId,
+    pub csr_r: InsnId,
     pub wait: InsnId,
+    /// Uniform loads and stores (`UM`).
+    pub uniform_mem: Vec<InsnId>,
 }
 
 fn find(m: &str) -> InsnId {
@@ -68,12 +72,16 @@ pub fn tables() -> &'static Tables {
             v_and_k: find("v.and.k"), v_laneid: find("v.laneid"), v_shl_i: find("v.shl.i"),
             v_mov_u_b64: find("v.mov.u.b64"), v_add_u64_u32: find("v.add.u64.u32"), wait: find("wait"),
             v_add_vu: find("v.add.vu"), u_add_i: find("u.add.i"), ld_b32: find("ld.b32"), st_b32: find("st.b32"),
+            u_add_u64_u32: find("u.add.u64.u32"), csr_r: find("csr.r"), uniform_mem: vec![],
         };
         for i in INSNS.iter() {
             if i.format().name == "T" {
                 t.image.push(i.id);
             } else if is(i, flag::LD) || is(i, flag::ST) {
                 t.mem.push(i.id);
+                if i.format().name == "UM" {
+                    t.uniform_mem.push(i.id);
+                }
             } else if is(i, flag::BR) {
                 // Branches only come from structures (termination is by construction).
             } else if is(i, flag::SY) || i.group_name == "ctrl" && is(i, flag::TR) {
@@ -164,8 +172,22 @@ impl Gen {
     /// A plain instruction; CSR writes of a register get a valid fcsr value set up first (mostly).
     fn plain(&mut self, out: &mut Vec<Node>) {
         let t = tables();
-        let id = if self.r.chance(1) && !t.image.is_empty() { *self.r.pick(&t.image) } else { *self.r.pick(&t.plain) };
-        let o = self.random_op(id);
+        let id = if self.r.chance(1) && !t.image.is_empty() {
+            *self.r.pick(&t.image)
+        } else if self.r.chance(3) {
+            // Kernel prologues read the launch environment: compiled code reads it natively.
+            t.csr_r
+        } else {
+            *self.r.pick(&t.plain)
+        };
+        let mut o = self.random_op(id);
+        if id == t.csr_r && self.r.chance(80) {
+            // Mostly the environment (ids and sizes), not fcsr or the counters.
+            let env = ["wave_id", "wave_count", "wg_size_x", "wg_size_y", "wg_size_z", "grid_x", "grid_y", "grid_z", "lane_count"];
+            let k = id.info().operands[1].kind();
+            let name = *self.r.pick(&env);
+            o.vals[1] = k.values.iter().find(|(n, _)| *n == name).map_or(0, |v| v.1 as i64);
+        }
         let info = id.info();
         let writes_csr = info.has(flag::TR) && info.operands.iter().any(|x| x.kind().name == "csr10");
         if writes_csr && self.r.chance(85) {
@@ -183,7 +205,14 @@ impl Gen {
         let t = tables();
         // 32-bit loads and stores dominate real kernels (and have the JIT's inline path): drawn more often,
         // most of all in sweeps.
-        let id = if self.r.chance(if sweep { 70 } else { 15 }) { *self.r.pick(&[t.ld_b32, t.st_b32]) } else { *self.r.pick(&t.mem) };
+        // Uniform ones (kernel arguments) have an inline path too: drawn more often in sweeps.
+        let id = if self.r.chance(if sweep { 70 } else { 15 }) {
+            *self.r.pick(&[t.ld_b32, t.st_b32])
+        } else if sweep && self.r.chance(40) {
+            *self.r.pick(&t.uniform_mem)
+        } else {
+            *self.r.pick(&t.mem)
+        };
         let info = id.info();
         let mut o = self.random_op(id);
         let align = access_align(info.mnemonic);
@@ -227,13 +256,26 @@ impl Gen {
         let skew = if misalign { self.r.range(1, align as i64 - 1) } else { 0 };
         let ubase = U_BASES[base] as i64;
         if info.format().name == "UM" {
+            // Sliding (like `offsets`): the address pair is the base plus `U_SLIDE`, advanced after the access,
+            // so a repeated access walks past the end of its buffer, or off its alignment with an odd step.
+            let slide = self.r.chance(if sweep { 60 } else { 20 });
             if let Some(i) = pos("rs1") {
-                o.vals[i] = ubase;
+                o.vals[i] = if slide { U_UPTR as i64 } else { ubase };
+            }
+            if slide {
+                out.push(Node::Op(op(t.u_add_u64_u32, &[("rd", U_UPTR as i64), ("rs1", ubase), ("rs2", U_SLIDE as i64)])));
             }
             if let Some(i) = pos("imm") {
-                o.vals[i] = (self.r.below(room / align) * align) as i64 + skew;
+                // A misaligned sliding access starts aligned: its odd step misaligns the next execution.
+                o.vals[i] = (self.r.below(room / align) * align) as i64 + if slide { 0 } else { skew };
             }
             out.push(Node::Op(o));
+            if slide {
+                // Odd steps also without a planned fault: the inline path's alignment check must see them.
+                let odd = misalign || self.r.chance(15);
+                let step = if odd { *self.r.pick(&[1, 2, 6]) } else { (align * *self.r.pick(&[1, 4, 16])).min(256) as i64 };
+                out.push(Node::Op(op(t.u_add_i, &[("rd", U_SLIDE as i64), ("rs1", U_SLIDE as i64), ("imm", step)])));
+            }
             return;
         }
         if let Some(i) = pos("imm") {

@@ -26,6 +26,8 @@ pub const U_FPTR: u8 = 49;
 /// The moving part of sliding accesses (`gen::Gen::offsets`): each such access adds it to its lane offsets and
 /// then advances it, so that an access repeated by a loop or by another wave walks through memory.
 pub const U_SLIDE: u8 = 50;
+/// Address pair of a sliding uniform access: a base pair plus `U_SLIDE` (see `gen::Gen::mem`).
+pub const U_UPTR: u8 = 52;
 /// Even uniform pairs holding device base addresses (see `gen::MEM_*`).
 pub const U_BASES: [u8; 4] = [56, 58, 60, 62];
 /// Nesting depths of structures in main code; function bodies use `MAX_DEPTH..2 * MAX_DEPTH`.

@@ -69,8 +69,9 @@ pub(super) enum Ext {
     Sign,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum AtomOp {
+/// The read-modify-write of an atomic, shared with the JIT's runtime so that both compute the same word.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AtomOp {
     Add,
     Sub,
     MinI,
@@ -89,7 +90,7 @@ pub(super) enum AtomOp {
 
 impl AtomOp {
     /// The new memory word from the old one, the lane's data `d` and (cas only) compare value `c`.
-    fn apply(self, old: u32, d: u32, c: u32) -> u32 {
+    pub fn apply(self, old: u32, d: u32, c: u32) -> u32 {
         match self {
             AtomOp::Add => old.wrapping_add(d),
             AtomOp::Sub => old.wrapping_sub(d),

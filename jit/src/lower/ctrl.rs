@@ -45,6 +45,7 @@ fn leave(fx: &mut Fx, site: &Site, status: Exit, pc: u32) -> Lowered {
 
 /// The interpreter executes this (last) instruction of the block.
 fn interpret(fx: &mut Fx, site: &Site) -> Lowered {
+    fx.note_lowering(site.pc, crate::runtime::Lowering::Interpreter);
     fx.count(site.block_len - 1);
     fx.exit(Exit::Interpret, site.pc);
     Lowered::Terminated

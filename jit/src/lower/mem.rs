@@ -4,11 +4,15 @@
 //! 16-byte host accesses. Anything else (scattered or partial-EXEC lanes, sub-word and multi-word widths, a
 //! region not cached yet) calls `lanes_mem` in the runtime, which does the access in Rust when it provably
 //! cannot fault and otherwise has the interpreter execute it, so faults are reported by the golden model.
-//! Atomics, per-lane pointers, 12-byte accesses, uniform memory and image ops always take the interpreter.
+//! Uniform loads and stores run inline against a cached window too (`mem/uniform.rs`). Atomics, per-lane
+//! pointers, 12-byte accesses and image ops always take the interpreter. Atomics with a uniform base go to
+//! the runtime, which does one host atomic per active lane (`lanes_mem::try_atomic`) or hands them over.
+
+pub mod uniform;
 
 use super::{Lowered, Site};
 use crate::fx::Fx;
-use crate::lanes_mem::{Access, Window, CONTIGUOUS_BYTES};
+use crate::lanes_mem::{Access, Atomic, Window, CONTIGUOUS_BYTES};
 use crate::runtime::CTX_WINDOWS_OFFSET;
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, MemFlagsData, Value};
 use lanejit_isa::{MemInsn, Sp, UReg, LANES};
@@ -25,16 +29,35 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
         LdA64U8 { .. } | LdA64S8 { .. } | LdA64U16 { .. } | LdA64S16 { .. } | LdA64B32 { .. } | LdA64B64 { .. }
         | LdA64B96 { .. } | LdA64B128 { .. } | StA64B8 { .. } | StA64B16 { .. } | StA64B32 { .. } | StA64B64 { .. }
         | StA64B96 { .. } | StA64B128 { .. } => Lowered::Helper,
-        AtomAddU32 { .. } | AtomSubU32 { .. } | AtomMinI32 { .. } | AtomMaxI32 { .. } | AtomMinU32 { .. }
-        | AtomMaxU32 { .. } | AtomAndB32 { .. } | AtomOrB32 { .. } | AtomXorB32 { .. } | AtomXchgB32 { .. }
-        | AtomCasB32 { .. } | AtomIncU32 { .. } | AtomDecU32 { .. } | AtomFaddF32 { .. } | AtomA64AddU32 { .. }
-        | AtomA64SubU32 { .. } | AtomA64MinI32 { .. } | AtomA64MaxI32 { .. } | AtomA64MinU32 { .. }
+        AtomAddU32 { rd, .. } | AtomSubU32 { rd, .. } | AtomMinI32 { rd, .. } | AtomMaxI32 { rd, .. } | AtomMinU32 { rd, .. }
+        | AtomMaxU32 { rd, .. } | AtomAndB32 { rd, .. } | AtomOrB32 { rd, .. } | AtomXorB32 { rd, .. }
+        | AtomXchgB32 { rd, .. } | AtomCasB32 { rd, .. } | AtomIncU32 { rd, .. } | AtomDecU32 { rd, .. }
+        | AtomFaddF32 { rd, .. } => match Atomic::of(i) {
+            // One host atomic per active lane in the runtime (`lanes_mem::try_atomic`); only rd changes.
+            Some(_) if fx.vvars[rd.idx()].is_some() => {
+                fx.call_mem(site.pc, site.index, (vec![rd.idx()], Vec::new()));
+                Lowered::Native
+            }
+            _ => Lowered::Helper,
+        },
+        AtomA64AddU32 { .. } | AtomA64SubU32 { .. } | AtomA64MinI32 { .. } | AtomA64MaxI32 { .. } | AtomA64MinU32 { .. }
         | AtomA64MaxU32 { .. } | AtomA64AndB32 { .. } | AtomA64OrB32 { .. } | AtomA64XorB32 { .. }
         | AtomA64XchgB32 { .. } | AtomA64CasB32 { .. } | AtomA64IncU32 { .. } | AtomA64DecU32 { .. }
         | AtomA64FaddF32 { .. } => Lowered::Helper,
-        ULdB32 { .. } | ULdB64 { .. } | ULdB128 { .. } | ULdB256 { .. } | UStB32 { .. } | UStB64 { .. } => Lowered::Helper,
+        ULdB32 { .. } | ULdB64 { .. } | ULdB128 { .. } | ULdB256 { .. } | UStB32 { .. } | UStB64 { .. } => {
+            match uniform::UniformAccess::of(i) {
+                Some(a) if uniform_cached(fx, &a) => uniform::lower(fx, site, &a),
+                _ => Lowered::Helper,
+            }
+        }
         ImgLoad { .. } | ImgStore { .. } | ImgSample { .. } | ImgQuery { .. } => Lowered::Helper,
     }
+}
+
+/// The registers a uniform access names live in variables.
+fn uniform_cached(fx: &Fx, a: &uniform::UniformAccess) -> bool {
+    let regs = [a.rs1.idx(), a.rs1.idx() + 1].into_iter().chain(a.rd.idx()..a.rd.idx() + a.words());
+    regs.into_iter().all(|r| fx.uvars[r].is_some())
 }
 
 /// The registers the access names live in variables (else the whole instruction is the interpreter's).
@@ -55,6 +78,7 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
         fx.call_mem(site.pc, site.index, writes(&a));
         return Lowered::Native;
     }
+    fx.note_lowering(site.pc, crate::runtime::Lowering::Native);
     let slot = fx.slot_of[(site.pc / 4) as usize];
     debug_assert_ne!(slot, crate::runtime::NO_SLOT, "every compiled vector access has a window slot");
     let (ok, host) = inline_check(fx, &a, slot);

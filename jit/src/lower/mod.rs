@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 mod cmp;
 mod ctrl;
-mod mem;
+pub mod mem;
 mod uniform;
 mod vfloat;
 mod vint;
@@ -84,7 +84,7 @@ impl Fx<'_> {
 
 fn lower_op(fx: &mut Fx, insn: &Insn, site: &Site) -> Lowered {
     match insn {
-        Insn::Uniform(i) => uniform::lower(fx, i),
+        Insn::Uniform(i) => uniform::lower(fx, i, site),
         Insn::Vint(i) => vint::lower(fx, i),
         Insn::Vfloat(i) => vfloat::lower(fx, i, site),
         Insn::Cmp(i) => cmp::lower(fx, i),
@@ -237,9 +237,14 @@ fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
         let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads };
         fx.current = Some(op.insn);
         let before = fx.b.func.dfg.num_insts();
+        fx.noted = false;
         let lowered = lower_op(fx, &op.insn, &site);
         if report_insts() {
             eprintln!("{:>5} CLIF  {:?} {}", fx.b.func.dfg.num_insts() - before, lowered, op.insn.id().info().mnemonic);
+        }
+        // Lowerings with a runtime call say so, and note their inline path too; others are wholly native.
+        if lowered != Lowered::Helper && !fx.noted {
+            fx.note_lowering(op.pc, crate::runtime::Lowering::Native);
         }
         match lowered {
             Lowered::Native => {}

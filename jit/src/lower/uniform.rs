@@ -4,20 +4,20 @@
 //! 64-bit pairs); division never reaches a host trap (a zero or overflowing divisor is replaced by 1 and the
 //! RISC-V result selected). The EXEC writers end their block, so EXEC stays constant inside a block.
 //!
-//! Left to the interpreter: u.pcrel (its value is the instruction's pc, which this lowering is not given) and
-//! the CSR instructions (environment reads, fcsr writes that may trap).
+//! Left to the interpreter: CSR writes (fcsr writes may trap) and reads of fcsr and the counters.
 
 mod pair;
 
 use super::vint::ops::Bin::{self, *};
-use super::Lowered;
+use super::{Lowered, Site};
 use crate::fx::Fx;
 use crate::mutants::active;
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
-use lanejit_isa::{UReg, UniformInsn};
+use lanejit_interp::WaveEnv;
+use lanejit_isa::{Csr, UReg, UniformInsn};
 
-pub fn lower(fx: &mut Fx, i: &UniformInsn) -> Lowered {
+pub fn lower(fx: &mut Fx, i: &UniformInsn, site: &Site) -> Lowered {
     use IntCC::*;
     use UniformInsn::*;
     match *i {
@@ -103,7 +103,8 @@ pub fn lower(fx: &mut Fx, i: &UniformInsn) -> Lowered {
         // --- ULI: imm17 sign-extended by the decoder
         ULi { rd, imm } => konst(fx, rd, imm as u32),
         ULui { rd, imm } => konst(fx, rd, (imm as u32).wrapping_shl(15)),
-        UPcrel { .. } => Lowered::Helper,
+        // The instruction's own address plus the offset (wrapping), a constant of the compiled code.
+        UPcrel { rd, imm } => konst(fx, rd, site.pc.wrapping_add(imm as u32)),
         // --- U1: unary
         UMov { rd, rs1 } => un(fx, rd, rs1, |_, x| x),
         UNot { rd, rs1 } => un(fx, rd, rs1, |b, x| b.ins().bnot(x)),
@@ -145,13 +146,41 @@ pub fn lower(fx: &mut Fx, i: &UniformInsn) -> Lowered {
             b.ins().band(old, neg)
         }),
         // --- CSR
-        CsrR { .. } | CsrRw { .. } | CsrRs { .. } | CsrRc { .. } | CsrRwi { .. } | CsrRsi { .. } | CsrRci { .. } => {
+        CsrR { rd, csr } => csr_read(fx, rd, csr),
+        CsrRw { .. } | CsrRs { .. } | CsrRc { .. } | CsrRwi { .. } | CsrRsi { .. } | CsrRci { .. } => {
             Lowered::Helper
         }
     }
 }
 
 type F2 = fn(&mut FunctionBuilder, Value, Value) -> Value;
+
+/// `csr.r` of the launch environment (ids, sizes: constant for the wave, read from `JitCtx::env`) and of the
+/// lane count; fcsr and the counters (which depend on the position in the block) are the interpreter's.
+fn csr_read(fx: &mut Fx, rd: UReg, csr: Csr) -> Lowered {
+    use std::mem::offset_of;
+    let field = |base: usize, i: usize| Some((base + 4 * i) as i32);
+    let at = match csr {
+        Csr::WaveId => field(offset_of!(WaveEnv, wave_id), 0),
+        Csr::WaveCount => field(offset_of!(WaveEnv, wave_count), 0),
+        Csr::WgSizeX => field(offset_of!(WaveEnv, wg_size), 0),
+        Csr::WgSizeY => field(offset_of!(WaveEnv, wg_size), 1),
+        Csr::WgSizeZ => field(offset_of!(WaveEnv, wg_size), 2),
+        Csr::GridX => field(offset_of!(WaveEnv, grid), 0),
+        Csr::GridY => field(offset_of!(WaveEnv, grid), 1),
+        Csr::GridZ => field(offset_of!(WaveEnv, grid), 2),
+        Csr::LaneCount => return konst(fx, rd, lanejit_isa::LANES as u32),
+        Csr::Fcsr | Csr::Cycle | Csr::Retired => None,
+    };
+    let Some(at) = at else { return Lowered::Helper };
+    // The environment does not change while compiled code runs.
+    let flags = crate::fx::flags().with_readonly();
+    let env = fx.b.ins().load(I64, flags, fx.ctx, crate::runtime::CTX_ENV_OFFSET);
+    // Mutant 132: grid and workgroup sizes read one field too far.
+    let at = if active(132) && matches!(csr, Csr::WgSizeX | Csr::GridX) { at + 4 } else { at };
+    let x = fx.b.ins().load(I32, flags, env, at);
+    set(fx, rd, x)
+}
 
 fn set(fx: &mut Fx, rd: UReg, x: Value) -> Lowered {
     fx.set_u(rd, x);

@@ -1,11 +1,13 @@
-//! Group `xlane` (seed 000): immediate shuffles and quad swizzles become constant permutations; uniform and
-//! per-lane deltas gather through a stack slot; ballot, votes, reductions and the scan are native. Derivatives
+//! Group `xlane` (seed 000): immediate shuffles and quad swizzles become constant permutations, and so do
+//! shuffles by a uniform operand in optimised code (a jump table on its value); per-lane deltas (and uniform
+//! ones in quick code) gather through a stack slot; ballot, votes, reductions and the scan are native. Derivatives
 //! (float, fcsr-dependent) and a trapping `writelane` are left to the interpreter.
 
 use super::Lowered;
-use crate::fx::{Fx, Vec32};
+use crate::fx::{Fx, Vec32, VECS};
+use crate::runtime::Tier;
 use crate::mutants::active;
-use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, Value};
+use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, Value};
 use lanejit_isa::{UReg, VReg, XlaneInsn, LANES};
 
 const LANE_MASK: u32 = LANES as u32 - 1;
@@ -43,6 +45,13 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
             let d = fx.v(rs2);
             shift_dynamic(fx, rd, rs1, d, true)
         }
+        // Optimised code switches on a uniform operand into the immediate forms' constant permutations.
+        ShflBcastVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES, |u, _| u),
+        ShflXorVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES, |u, l| l ^ u),
+        ShflRotVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES, |u, l| (l + u) & LANE_MASK as usize),
+        // Deltas are not truncated: every delta of LANES or more (the last case) leaves each lane its own value.
+        ShflUpVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES + 1, |u, l| up(l, u as u32)),
+        ShflDownVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES + 1, |u, l| down(l, u as u32)),
         ShflBcastVu { rd, rs1, rs2 } => {
             let u = fx.u(rs2);
             let idx = fx.splat32(u);
@@ -160,6 +169,41 @@ fn fixed(fx: &mut Fx, rd: VReg, rs1: VReg, src: impl Fn(usize) -> usize) -> Lowe
     let perm: [usize; LANES] = std::array::from_fn(src);
     let s = fx.v(rs1);
     let out = fx.permute(s, &perm);
+    fx.set_v(rd, out);
+    Lowered::Native
+}
+
+/// A shuffle by the uniform value u[rs2]: a jump table on the value (u & LANE_MASK when `cases` is LANES, else
+/// min(u, cases - 1)) into one constant permutation per case, `src(case, lane)` giving each lane's source, the
+/// result joining the block as parameters. One indirect branch instead of a gather through memory.
+fn switched(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg, cases: usize, src: impl Fn(usize, usize) -> usize) -> Lowered {
+    let s = fx.v(rs1);
+    let u = fx.u(rs2);
+    let key = if cases == LANES {
+        // Mutant 135: the key keeps only 4 bits (shuffles by 16..31 take the permutation of u - 16).
+        fx.b.ins().band_imm_u(u, if active(135) { 15 } else { LANE_MASK as i64 })
+    } else {
+        let last = fx.b.ins().iconst(I32, cases as i64 - 1);
+        fx.b.ins().umin(u, last)
+    };
+    let join = fx.b.create_block();
+    for _ in 0..VECS {
+        fx.b.append_block_param(join, I32X4);
+    }
+    let targets: Vec<ir::Block> = (0..cases).map(|_| fx.b.create_block()).collect();
+    let table: Vec<ir::BlockCall> = targets.iter().map(|&t| ir::BlockCall::new(t, [], &mut fx.b.func.dfg.value_lists)).collect();
+    // Every key has its case; the default is never taken.
+    let jt = fx.b.create_jump_table(ir::JumpTableData::new(table[cases - 1], &table));
+    fx.b.ins().br_table(key, jt);
+    for (case, &target) in targets.iter().enumerate() {
+        fx.b.switch_to_block(target);
+        let perm: [usize; LANES] = std::array::from_fn(|l| src(case, l));
+        let out = fx.permute(s, &perm);
+        let args: Vec<ir::BlockArg> = out.iter().map(|&v| v.into()).collect();
+        fx.b.ins().jump(join, &args);
+    }
+    fx.b.switch_to_block(join);
+    let out: Vec32 = std::array::from_fn(|k| fx.b.block_params(join)[k]);
     fx.set_v(rd, out);
     Lowered::Native
 }

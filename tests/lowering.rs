@@ -1,0 +1,96 @@
+//! Which instructions each JIT tier runs natively: a committed snapshot (`tests/snapshots/lowering.txt`), so
+//! that an instruction silently falling back to the interpreter (or to the runtime) fails this test, and a
+//! newly native one is a reviewed change of the file. Each instruction is compiled alone (followed by `end`)
+//! with sample operands; the table lists every way the compiled code may run it (`+` between several: e.g.
+//! an inline path with a runtime call when its check fails): `native` (host code), `runtime` (a call to the
+//! JIT's Rust runtime, which hands over to the interpreter only to report a fault) or `interp`.
+//!
+//! After a deliberate change: `LANEJIT_BLESS=1 cargo test --release --test lowering` rewrites the snapshot.
+
+use lanejit_interp::Code;
+use lanejit_isa::{encode_values, KindClass, INSNS};
+use lanejit_jit::{compile_blocks, Lowering, Tier};
+
+const SNAPSHOT: &str = "tests/snapshots/lowering.txt";
+
+/// Operand values that make a legal instruction for every entry: register 2 (even, so pairs and groups of
+/// up to 8 fit), the first named value of an enumerated operand, 0 for every other operand (or the smallest
+/// value its field can hold).
+fn sample(info: &lanejit_isa::InsnInfo) -> Vec<i64> {
+    info.operands.iter().map(|o| {
+        let k = o.kind();
+        match k.class {
+            KindClass::VReg | KindClass::UReg | KindClass::VHalf => 2,
+            _ if !k.values.is_empty() => k.decode_value(k.values[0].1),
+            _ => {
+                let (lo, hi) = k.encoded_range();
+                if (lo..=hi).contains(&0) { 0 } else { k.decode_value(lo as u32) }
+            }
+        }
+    }).collect()
+}
+
+fn name(ways: &[Lowering]) -> String {
+    let names: Vec<&str> = ways.iter().map(|l| match l {
+        Lowering::Native => "native",
+        Lowering::Runtime => "runtime",
+        Lowering::Interpreter => "interp",
+    }).collect();
+    if names.is_empty() { "not-compiled".into() } else { names.join("+") }
+}
+
+/// The sample, and for `csr.r` one row per CSR (reads of the launch environment are native, the others not).
+fn samples(info: &lanejit_isa::InsnInfo) -> Vec<(String, Vec<i64>)> {
+    let base = sample(info);
+    let csr = info.operands.iter().position(|o| o.name == "csr").filter(|_| info.mnemonic == "csr.r");
+    match csr {
+        Some(at) => info.operands[at].kind().values.iter().map(|&(name, v)| {
+            let mut vals = base.clone();
+            vals[at] = info.operands[at].kind().decode_value(v);
+            (format!("{} {name}", info.mnemonic), vals)
+        }).collect(),
+        None => vec![(info.mnemonic.to_string(), base)],
+    }
+}
+
+fn table() -> String {
+    let end = lanejit_isa::asm::assemble("end", "end").expect("`end` assembles").words;
+    let mut out = String::from("# mnemonic: quick tier, optimising tier (see tests/lowering.rs)\n");
+    for (info, (label, vals)) in INSNS.iter().flat_map(|i| samples(i).into_iter().map(move |s| (i, s))) {
+        let Ok(enc) = encode_values(info, &vals) else {
+            out += &format!("{label}: no sample encoding\n");
+            continue;
+        };
+        let mut words = Vec::new();
+        enc.push_to(&mut words);
+        words.extend(&end);
+        let code = Code::new(words);
+        let how = |tier| {
+            let ck = compile_blocks(&code, None, tier).expect("compiles");
+            name(&ck.lowering.iter().filter(|(pc, _)| *pc == 0).map(|(_, l)| *l).collect::<Vec<_>>())
+        };
+        out += &format!("{label}: {} {}\n", how(Tier::Quick), how(Tier::Opt));
+    }
+    out
+}
+
+#[test]
+fn each_tier_lowers_the_instructions_the_snapshot_says() {
+    let got = table();
+    if std::env::var_os("LANEJIT_BLESS").is_some() {
+        std::fs::write(SNAPSHOT, &got).expect("write snapshot");
+        return;
+    }
+    let want = std::fs::read_to_string(SNAPSHOT).expect("snapshot present (LANEJIT_BLESS=1 writes it)");
+    let diffs: Vec<String> = want.lines().zip(got.lines()).filter(|(w, g)| w != g).map(|(w, g)| format!("  was {w}\n  now {g}")).collect();
+    assert!(diffs.is_empty() && want.lines().count() == got.lines().count(),
+        "lowering changed ({} lines differ); if intended, bless it:\n{}", diffs.len(), diffs.join("\n"));
+}
+
+#[test]
+fn the_snapshot_names_every_instruction() {
+    let want = std::fs::read_to_string(SNAPSHOT).expect("snapshot present");
+    for info in INSNS.iter() {
+        assert!(want.lines().any(|l| l.split(':').next().is_some_and(|m| m.split(' ').next() == Some(info.mnemonic))), "{}", info.mnemonic);
+    }
+}
