@@ -70,10 +70,12 @@ pub struct BenchRow {
     /// The JIT with quick code only (no block recompiled), and its speedup over the interpreter.
     pub quick_s: Option<f64>,
     pub quick_speedup: Option<f64>,
+    /// Percent of the JIT run's retired instructions that the interpreter executed (the last of the runs).
+    pub jit_interpreted_pct: f64,
 }
 
-/// One checked launch; returns (launch time, native time, retired, lane-ops).
-fn once(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, threads: usize) -> Result<(Duration, Duration, u64, u64)> {
+/// One checked launch; returns (launch time, native time, retired, lane-ops, interpreted).
+fn once(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, threads: usize) -> Result<(Duration, Duration, u64, u64, u64)> {
     let device = Device::new()?;
     let setup = (ex.setup)(&device, size).map_err(|e| anyhow!(e))?;
     let cfg = LaunchConfig { engine, threads: Some(threads), ..setup.cfg.clone() };
@@ -83,14 +85,14 @@ fn once(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, thr
     (setup.check)(&device).map_err(|e| anyhow!("{}: wrong answer on {engine:?}: {e}", ex.name))?;
     let n0 = Instant::now();
     (setup.native)();
-    Ok((took, n0.elapsed(), stats.retired, stats.lane_ops))
+    Ok((took, n0.elapsed(), stats.retired, stats.lane_ops, stats.interpreted))
 }
 
-fn best(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, threads: usize) -> Result<(Duration, Duration, u64, u64)> {
+fn best(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, threads: usize) -> Result<(Duration, Duration, u64, u64, u64)> {
     let mut b = once(ex, kernel, engine, size, threads)?;
     for _ in 0..2 {
         let r = once(ex, kernel, engine, size, threads)?;
-        b = (b.0.min(r.0), b.1.min(r.1), r.2, r.3);
+        b = (b.0.min(r.0), b.1.min(r.1), r.2, r.3, r.4);
     }
     Ok(b)
 }
@@ -100,7 +102,7 @@ pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64) -> Result<
     let kernel = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
     let insns = kernel.quick().map_err(|e| anyhow!(e))?.guest_insns.max(1) as f64;
     let (quick_c, opt_c) = (median_compile(&kernel.code, Tier::Quick)?, median_compile(&kernel.code, Tier::Opt)?);
-    let (jit, native, retired, lane_ops) = best(ex, &kernel, Engine::Jit, size, 1)?;
+    let (jit, native, retired, lane_ops, interpreted) = best(ex, &kernel, Engine::Jit, size, 1)?;
     let interp = if retired <= interp_limit { Some(best(ex, &kernel, Engine::Interp, size, 1)?.0) } else { None };
     // Quick code alone, where the interpreter also ran (quick code on a run too long to interpret is slow too).
     let quick = match interp {
@@ -122,6 +124,7 @@ pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64) -> Result<
         compile_us_per_insn: quick_c.as_secs_f64() * 1e6 / insns,
         opt_compile_ms: opt_c.as_secs_f64() * 1e3, opt_compile_us_per_insn: opt_c.as_secs_f64() * 1e6 / insns,
         quick_s: quick.map(secs), quick_speedup: interp.zip(quick).map(|(i, q)| secs(i) / secs(q)),
+        jit_interpreted_pct: 100.0 * interpreted as f64 / retired.max(1) as f64,
     })
 }
 
@@ -151,10 +154,11 @@ pub fn scaling(name: &str, size: Size) -> Result<(f64, f64)> {
 fn print_row(r: &BenchRow) {
     let opt = |x: Option<f64>, scale: f64, w: usize| x.map_or(format!("{:>w$}", "-"), |v| format!("{:>w$.1}", v * scale));
     let name = if r.size == "default" { r.kernel.clone() } else { format!("{} ({})", r.kernel, r.size) };
-    println!("{:<16} {:>11} {:>10} {:>9.2} {:>9.3} {:>8} {:>8} {:>9.0} {:>8.2} {:>9} {:>7} {:>7.2} {:>7.1}",
+    println!("{:<16} {:>11} {:>10} {:>9.2} {:>9.3} {:>8} {:>8} {:>9.0} {:>8.2} {:>9} {:>7} {:>7.2} {:>7.1} {:>7.2}",
         name, r.retired, opt(r.interp_s, 1e3, 10), r.jit_s * 1e3, r.native_s * 1e3, opt(r.jit_speedup, 1.0, 8),
         opt(r.interp_lane_ops_per_s, 1e-6, 8), r.jit_lane_ops_per_s / 1e6, r.jit_vs_native, opt(r.quick_s, 1e3, 9),
-        opt(r.quick_speedup, 1.0, 7), r.compile_us_per_insn * 100.0 / 1e3, r.opt_compile_us_per_insn * 100.0 / 1e3);
+        opt(r.quick_speedup, 1.0, 7), r.compile_us_per_insn * 100.0 / 1e3, r.opt_compile_us_per_insn * 100.0 / 1e3,
+        r.jit_interpreted_pct);
 }
 
 /// `--profile N`: N launches of each kernel on the JIT, one worker thread, nothing else timed or run.
@@ -186,9 +190,10 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     if !a.json {
         println!("one worker thread; times in ms, best of 3; lane-ops/s in millions; jit = quick code with hot blocks \
                   optimised, quick = quick code only; compile ms per 100 instructions of the whole kernel (median of 7) \
-                  with the quick tier (c/100) and the optimising tier (opt/100)");
-        println!("{:<16} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>9} {:>7} {:>7} {:>7}",
-            "kernel", "retired", "interp", "jit", "native", "speedup", "interp/s", "jit/s", "jit/nat", "quick", "quick×", "c/100", "opt/100");
+                  with the quick tier (c/100) and the optimising tier (opt/100); int% = share of the jit run's instructions the \
+                  interpreter executed");
+        println!("{:<16} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7}",
+            "kernel", "retired", "interp", "jit", "native", "speedup", "interp/s", "jit/s", "jit/nat", "quick", "quick×", "c/100", "opt/100", "int%");
     }
     let mut runs: Vec<_> = chosen.iter().map(|&e| (e, size)).collect();
     if size != Size::Large && !a.skip_large && chosen.iter().any(|e| e.name == "matmul") {

@@ -54,6 +54,9 @@ impl Default for LaunchConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LaunchStats {
     pub retired: u64,
+    /// Of `retired`, the instructions the interpreter executed (all of them under `Engine::Interp`; under the
+    /// JIT, those its compiled code handed over).
+    pub interpreted: u64,
     pub lane_ops: u64,
     pub workgroups: u64,
     pub waves: u64,
@@ -89,6 +92,7 @@ struct LaunchCtx<'a> {
     start: Instant,
     deadline: Option<Instant>,
     retired: AtomicU64,
+    interpreted: AtomicU64,
     lane_ops: AtomicU64,
     /// Set once any workgroup traps; workgroups after the lowest trapping one stop early.
     trapped: AtomicBool,
@@ -195,13 +199,13 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
     Ok(LaunchCtx {
         device, kernel, allocs: device.arena.allocations(), env, abis: wave_abis(wg), written, writes_launch_abi, args_addr: args.addr, shared_bytes, private_bytes,
         budget: cfg.budget, engine: cfg.engine, start, deadline: cfg.deadline.map(|d| start + d), retired: AtomicU64::new(0),
-        lane_ops: AtomicU64::new(0), trapped: AtomicBool::new(false), first_trap: Mutex::new(None),
+        interpreted: AtomicU64::new(0), lane_ops: AtomicU64::new(0), trapped: AtomicBool::new(false), first_trap: Mutex::new(None),
     })
 }
 
 fn finish(cx: LaunchCtx, count: u64) -> Result<LaunchStats, LaunchError> {
     let stats = LaunchStats {
-        retired: cx.retired.load(Relaxed), lane_ops: cx.lane_ops.load(Relaxed), workgroups: count,
+        retired: cx.retired.load(Relaxed), interpreted: cx.interpreted.load(Relaxed), lane_ops: cx.lane_ops.load(Relaxed), workgroups: count,
         waves: count * cx.env.wave_count as u64, elapsed: cx.start.elapsed(),
     };
     match cx.first_trap.into_inner().unwrap() {
@@ -320,8 +324,13 @@ impl<'c, 'a> Worker<'c, 'a> {
         }
         self.started = true;
         self.status.fill(WaveStatus::Running);
-        self.shared[..cx.shared_bytes as usize].fill(0);
-        self.private.fill(0);
+        // (Most kernels have neither: skip the calls.)
+        if cx.shared_bytes > 0 {
+            self.shared[..cx.shared_bytes as usize].fill(0);
+        }
+        if !self.private.is_empty() {
+            self.private.fill(0);
+        }
     }
 
     fn run_workgroup(&mut self, wg_id: [u32; 3], wg_index: u64, mut tracer: Option<&mut dyn Tracer>) -> Result<(), Trap> {
@@ -376,6 +385,7 @@ impl<'c, 'a> Worker<'c, 'a> {
     /// the deadline (a trap names the wave that ran last).
     fn flush(&mut self) -> Result<(), Trap> {
         let total = self.cx.retired.fetch_add(self.retired, Relaxed) + self.retired;
+        self.cx.interpreted.fetch_add(std::mem::take(&mut self.windows.interpreted), Relaxed);
         self.cx.lane_ops.fetch_add(self.lane_ops, Relaxed);
         (self.retired, self.lane_ops) = (0, 0);
         let (workgroup, wave, pc) = self.last;
@@ -389,6 +399,7 @@ impl<'c, 'a> Worker<'c, 'a> {
 impl Drop for Worker<'_, '_> {
     fn drop(&mut self) {
         self.cx.retired.fetch_add(self.retired, Relaxed);
+        self.cx.interpreted.fetch_add(self.windows.interpreted, Relaxed);
         self.cx.lane_ops.fetch_add(self.lane_ops, Relaxed);
     }
 }

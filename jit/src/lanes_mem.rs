@@ -169,6 +169,9 @@ pub struct WindowCache {
     /// Entries per compiled code (`CompiledKernel::id`: never reused, unlike an address), most recently used
     /// last; a wave alternates between a kernel's `Opt` and `Quick` code, so a few are kept.
     owners: Vec<(u64, Vec<Window>)>,
+    /// Instructions the interpreter executed in the `runtime::run` calls given this cache: statistics of how
+    /// much of a run compiled code did not do itself.
+    pub interpreted: u64,
 }
 
 /// Compiled codes a `WindowCache` keeps entries for.

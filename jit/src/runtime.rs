@@ -62,6 +62,8 @@ pub struct JitCtx<'a> {
     /// Block starts counted per word (`hits[pc / 4]`); `Quick` code adds one at every block it starts. Never
     /// null: a scratch buffer when the caller does not count.
     pub hits: *mut u32,
+    /// Instructions the interpreter executed for compiled code in this call (statistics).
+    pub interpreted: u64,
 }
 
 pub const NO_SLOT: u32 = u32::MAX;
@@ -141,7 +143,10 @@ extern "C" fn helper_step(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u
         }
     };
     match exec::step(&mut exec::Ctx { w, mem: &mut *cx.mem, env: cx.env, pc, len, code_len: cx.code.len_bytes() }, &insn) {
-        Ok(_) => 0,
+        Ok(_) => {
+            cx.interpreted += 1;
+            0
+        }
         Err(t) => {
             cx.trap = Some(t);
             1
@@ -350,9 +355,10 @@ pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut 
                 *h = h.saturating_add(1);
             }
             let r0 = w.retired;
-            match exec::run(code, w, mem, env, 1, None)? {
-                Stop::Steps => {}
-                stop => return Ok(stop),
+            let stop = exec::run(code, w, mem, env, 1, None)?;
+            cache.interpreted += w.retired - r0;
+            if stop != Stop::Steps {
+                return Ok(stop);
             }
             left -= w.retired - r0;
             continue;
@@ -360,12 +366,13 @@ pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut 
         let r0 = w.retired;
         let windows = cache.entries_for(ck).as_mut_ptr();
         let status = with_hits(hits.as_deref_mut(), code.words.len(), |hits| {
-            let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None, windows, slot_of: &ck.slot_of, hits };
+            let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None, windows, slot_of: &ck.slot_of, hits, interpreted: 0 };
             // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
             let status = unsafe { (ck.entry)(w, &mut cx) };
-            (status, cx.trap.take())
+            (status, cx.trap.take(), cx.interpreted)
         });
-        let (status, trap) = status;
+        let (status, trap, interpreted) = status;
+        cache.interpreted += interpreted;
         left -= w.retired - r0;
         match status {
             s if s == Exit::End as u32 => return Ok(Stop::End),
