@@ -24,7 +24,7 @@ fn rss_bytes() -> u64 {
 }
 
 /// `launches` launches of a trivial kernel (one that reads its argument buffer) on one device: the time of the
-/// last 1,000 within 20% of the first 1,000 (after a warm-up), resident memory flat.
+/// last 1,000 within 20% of the first 1,000 (after a warm-up), resident memory flat (within 4 MiB).
 fn launches_stay_flat(launches: usize) {
     const WINDOW: usize = 1000;
     let d = Device::with_capacity(1 << 20).unwrap();
@@ -36,12 +36,12 @@ fn launches_stay_flat(launches: usize) {
         t.elapsed()
     };
     window(WINDOW);
-    // The median of a few windows: a single one is at the mercy of other processes on a shared machine.
-    let median = |ts: &mut Vec<Duration>| { ts.sort(); ts[ts.len() / 2] };
-    let first = median(&mut (0..5).map(|_| window(WINDOW)).collect());
+    // The best of a few windows: other processes on a shared machine only ever add time.
+    let best = || (0..5).map(|_| window(WINDOW)).min().expect("five windows");
+    let first = best();
     let rss_start = rss_bytes();
     window(launches - 7 * WINDOW);
-    let last = median(&mut (0..5).map(|_| window(WINDOW)).collect());
+    let last = best();
     let rss_end = rss_bytes();
     println!("{launches} launches: first {WINDOW} {first:?}, last {WINDOW} {last:?}; RSS {rss_start} -> {rss_end} bytes");
     assert!(last.as_secs_f64() <= first.as_secs_f64() * 1.2, "the last {WINDOW} launches took {last:?}, the first {first:?}");
@@ -49,17 +49,9 @@ fn launches_stay_flat(launches: usize) {
 }
 
 #[test]
-fn a_hundred_thousand_launches_on_a_small_device_stay_flat() {
+fn a_million_launches_on_a_small_device_stay_flat() {
     let _serial = serial();
-    // 2,047 leaked argument buffers used to exhaust this 1 MiB device.
-    launches_stay_flat(100_000);
-}
-
-/// The full-size version (about 10 s in a release build).
-#[test]
-#[ignore]
-fn a_million_launches_stay_flat() {
-    let _serial = serial();
+    // 2,047 leaked argument buffers used to exhaust this 1 MiB device. About 2 s in a release build.
     launches_stay_flat(1_000_000);
 }
 
@@ -189,23 +181,26 @@ fn argument_buffers_are_not_allocations_after_the_launch() {
     assert_eq!(d.arena.allocations().len(), 1);
 }
 
-/// Host copies of 64 MiB in and out (`cargo test --release --test memory -- --ignored --nocapture copy_speed`).
+/// Host copies of 64 MiB in and out, in one call and in 1 MiB pieces (a 64 MiB read is mostly the page faults
+/// of its fresh result): `cargo test --release --test memory -- --ignored --nocapture copy_speed`.
 #[test]
 #[ignore]
 fn copy_speed() {
     let _serial = serial();
     const BYTES: usize = 64 << 20;
+    const PIECE: usize = 1 << 20;
     let d = Device::new().unwrap();
     let a = d.alloc(BYTES as u64).unwrap();
     let data: Vec<u8> = (0..BYTES).map(|i| (i * 7) as u8).collect();
     let gbs = |t: Duration| BYTES as f64 / t.as_secs_f64() / 1e9;
+    let timed = |f: &mut dyn FnMut()| { let t = Instant::now(); f(); gbs(t.elapsed()) };
     d.write(a.addr, &data).unwrap();
-    let t = Instant::now();
-    d.write(a.addr, &data).unwrap();
-    let write = t.elapsed();
-    let t = Instant::now();
-    let back = d.read(a.addr, BYTES as u64).unwrap();
-    let read = t.elapsed();
+    let write = timed(&mut || d.write(a.addr, &data).unwrap());
+    let mut back = Vec::new();
+    let read = timed(&mut || back = d.read(a.addr, BYTES as u64).unwrap());
     assert_eq!(back, data);
-    println!("host copy of 64 MiB: write {:.2} GB/s, read {:.2} GB/s", gbs(write), gbs(read));
+    let pieces = (0..BYTES / PIECE).map(|k| (a.addr + (k * PIECE) as u64, &data[k * PIECE..(k + 1) * PIECE]));
+    let write_pieces = timed(&mut || pieces.clone().for_each(|(at, p)| d.write(at, p).unwrap()));
+    let read_pieces = timed(&mut || pieces.clone().for_each(|(at, p)| assert_eq!(d.read(at, PIECE as u64).unwrap(), p)));
+    println!("host copy of 64 MiB: write {write:.2} GB/s, read {read:.2} GB/s; in 1 MiB pieces: write {write_pieces:.2} GB/s, read {read_pieces:.2} GB/s (read includes a compare)");
 }

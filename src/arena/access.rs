@@ -19,7 +19,7 @@ impl Arena {
         if off.checked_add(size as u64).is_none_or(|end| end > self.capacity()) {
             return Err(MemFault::OutOfBounds);
         }
-        if !matches!(size, 1 | 2 | 4 | 8) || addr % size as u64 != 0 {
+        if !matches!(size, 1 | 2 | 4 | 8) || !addr.is_multiple_of(size as u64) {
             return Err(MemFault::Misaligned);
         }
         Ok(off as usize)
@@ -90,13 +90,13 @@ impl Arena {
         let head = (off.next_multiple_of(8) - off).min(data.len());
         let (head_bytes, rest) = data.split_at(head);
         let (words, tail) = rest.as_chunks::<8>();
-        let word_at = |i: usize| self.at(off + head + 8 * i).cast::<u64>();
+        let first_word = self.at(off + head).cast::<u64>();
         // SAFETY (all three loops): inside the mapping (asserted above), each pointer aligned to its width.
         for (i, b) in head_bytes.iter().enumerate() {
             unsafe { AtomicU8::from_ptr(self.at(off + i)).store(*b, Relaxed) }
         }
         for (i, w) in words.iter().enumerate() {
-            unsafe { AtomicU64::from_ptr(word_at(i)).store(u64::from_le_bytes(*w), Relaxed) }
+            unsafe { AtomicU64::from_ptr(first_word.add(i)).store(u64::from_le_bytes(*w), Relaxed) }
         }
         let tail_off = off + head + 8 * words.len();
         for (i, b) in tail.iter().enumerate() {
@@ -116,8 +116,9 @@ impl Arena {
         for (i, b) in head_bytes.iter_mut().enumerate() {
             *b = unsafe { AtomicU8::from_ptr(self.at(off + i)).load(Relaxed) };
         }
+        let first_word = self.at(off + head).cast::<u64>();
         for (i, w) in words.iter_mut().enumerate() {
-            *w = unsafe { AtomicU64::from_ptr(self.at(off + head + 8 * i).cast()).load(Relaxed) }.to_le_bytes();
+            *w = unsafe { AtomicU64::from_ptr(first_word.add(i)).load(Relaxed) }.to_le_bytes();
         }
         for (i, b) in tail.iter_mut().enumerate() {
             *b = unsafe { AtomicU8::from_ptr(self.at(tail_off + i)).load(Relaxed) };
