@@ -55,6 +55,22 @@ fn a_million_launches_on_a_small_device_stay_flat() {
     launches_stay_flat(1_000_000);
 }
 
+#[test]
+fn launches_that_trap_release_their_arguments_too() {
+    let _serial = serial();
+    let d = Device::with_capacity(1 << 20).unwrap();
+    let k = kernel("  trap 3\n");
+    for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
+        for _ in 0..3000 {
+            let cfg = LaunchConfig { engine, threads: Some(1), args: vec![1; 16], ..Default::default() };
+            match d.launch(&k, &cfg) {
+                Err(LaunchError::Trap { trap, .. }) => assert_eq!(trap.kind, TrapKind::UserTrap, "{engine:?}: {trap}"),
+                other => panic!("{engine:?}: expected the kernel's trap, got {other:?}"),
+            }
+        }
+    }
+}
+
 /// Mean time of one allocate and one free, with `live` other allocations alive.
 fn churn_cost(d: &Device, live: usize) -> Duration {
     const OPS: u32 = 20_000;
