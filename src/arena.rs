@@ -210,8 +210,10 @@ impl Arena {
                 return Err(AllocError::Dynamic { addr, size, lo: heap.base });
             }
         }
-        // The nearest allocation starting before `end` is the only one that can overlap (they are disjoint).
-        if let Some((_, o)) = st.table.range(..end).next_back().filter(|(_, o)| addr < o.alloc.addr + o.alloc.size) {
+        // The nearest allocation starting before `end` is the only one that can overlap (they are disjoint);
+        // two allocations never start at the same address, even empty ones.
+        let before_end = st.table.range(..end).next_back().filter(|(_, o)| addr < o.alloc.addr + o.alloc.size);
+        if let Some((_, o)) = before_end.or_else(|| st.table.get_key_value(&addr)) {
             return Err(AllocError::Overlap { addr, size, other: o.alloc.addr });
         }
         if st.live >= MAX_ALLOCATIONS {
