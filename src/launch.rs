@@ -2,7 +2,7 @@
 //! interleaved at `barrier`; workgroups run in parallel on rayon. A launch has an instruction budget and a
 //! wall-clock deadline; the first trap (lowest workgroup, deterministically) stops it with a precise report.
 
-use crate::arena::Alloc;
+use crate::arena::LaunchTable;
 use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
 use crate::engine::Runner;
@@ -75,7 +75,8 @@ pub enum LaunchError {
 struct LaunchCtx<'a> {
     device: &'a Device,
     kernel: &'a Kernel,
-    allocs: Vec<Alloc>,
+    /// Owns the launch's argument buffer: dropping the context (when the launch ends, whichever way) frees it.
+    allocs: LaunchTable<'a>,
     env: WaveEnv,
     /// Per wave index: what the ABI sets (the same in every workgroup).
     abis: Vec<WaveAbi>,
@@ -190,14 +191,14 @@ pub fn launch_traced(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, trace
 
 fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Result<LaunchCtx<'a>, LaunchError> {
     let (wg, shared_bytes, private_bytes) = validate(kernel, cfg)?;
-    let args = device.alloc_const(&cfg.args).map_err(|e| LaunchError::Config(e.to_string()))?;
+    let allocs = device.arena.launch_table(&cfg.args).map_err(|e| LaunchError::Config(e.to_string()))?;
     let threads_per_wg = wg.iter().product::<u32>();
     let env = WaveEnv { wave_id: 0, wave_count: threads_per_wg.div_ceil(LANES as u32), wg_size: wg, grid: cfg.grid, wg_id: [0; 3] };
     let written = kernel.registers_written();
     let writes_launch_abi = written.0.iter().any(|&r| r < 3) || written.1.iter().any(|&r| r < 2);
     let start = Instant::now();
     Ok(LaunchCtx {
-        device, kernel, allocs: device.arena.allocations(), env, abis: wave_abis(wg), written, writes_launch_abi, args_addr: args.addr, shared_bytes, private_bytes,
+        device, kernel, args_addr: allocs.args_addr(), allocs, env, abis: wave_abis(wg), written, writes_launch_abi, shared_bytes, private_bytes,
         budget: cfg.budget, engine: cfg.engine, start, deadline: cfg.deadline.map(|d| start + d), retired: AtomicU64::new(0),
         interpreted: AtomicU64::new(0), lane_ops: AtomicU64::new(0), trapped: AtomicBool::new(false), first_trap: Mutex::new(None),
     })

@@ -18,7 +18,7 @@ pub mod trace;
 pub mod wave;
 pub mod wavemem;
 
-pub use arena::{Alloc, AllocError, Arena, DEVICE_BASE};
+pub use arena::{Alloc, AllocError, AllocTable, Arena, Buffer, DEVICE_BASE};
 pub use lanejit_interp::{Trap, TrapKind, WaveState, LANES};
 pub use launch::{LaunchConfig, LaunchError, LaunchStats};
 
@@ -115,15 +115,23 @@ impl Device {
     pub fn with_capacity(bytes: u64) -> Result<Device, AllocError> {
         Ok(Device { arena: Arena::new(bytes)? })
     }
-    /// A zeroed global buffer.
+    /// A zeroed global buffer, alive until `free`d (or the device is dropped).
     pub fn alloc(&self, bytes: u64) -> Result<Alloc, AllocError> {
         self.arena.alloc(bytes, false)
     }
-    /// A constant (read-only to guest code) buffer holding `data`.
+    /// A constant (read-only to guest code) buffer holding `data`, alive until `free`d.
     pub fn alloc_const(&self, data: &[u8]) -> Result<Alloc, AllocError> {
-        let a = self.arena.alloc(data.len().max(4) as u64, true)?;
-        self.arena.write_bytes(a.addr, data).expect("fresh allocation holds its data");
-        Ok(a)
+        self.arena.alloc_filled(data, true)
+    }
+    /// A zeroed global buffer freed when the returned `Buffer` is dropped.
+    pub fn buffer(&self, bytes: u64) -> Result<Buffer<'_>, AllocError> {
+        self.arena.buffer(bytes, false)
+    }
+    /// Frees the allocation starting at `addr`: guest code launched afterwards traps on its addresses, and its
+    /// memory reads as zero when it is allocated again. An address that is not a live allocation's start
+    /// (freed already, never allocated, or inside one) is an error.
+    pub fn free(&self, addr: u64) -> Result<(), AllocError> {
+        self.arena.free(addr).map(drop)
     }
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), String> {
         self.arena.write_bytes(addr, data)

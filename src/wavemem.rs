@@ -1,15 +1,15 @@
 //! Memory as one wave sees it: the device arena (global and constant), its workgroup's shared memory and its
 //! lanes' private memory. Implements the interpreter's `Memory` port.
 
-use crate::arena::{Alloc, Arena};
+use crate::arena::{AllocTable, Arena};
 use lanejit_interp::memory::check_align;
 use lanejit_interp::{HostRegion, MemFault, Memory, LANES};
 use lanejit_isa::Sp;
 
 pub struct WaveMemory<'a> {
     pub arena: &'a Arena,
-    /// The allocation table as of launch start (allocations do not change during a launch).
-    pub allocs: &'a [Alloc],
+    /// The allocation table as of launch start (a launch does not see allocations made or freed after it).
+    pub allocs: &'a AllocTable,
     pub shared: &'a mut [u8],
     /// `LANES` consecutive private areas of `private_bytes` each.
     pub private: &'a mut [u8],
@@ -18,8 +18,7 @@ pub struct WaveMemory<'a> {
 
 impl WaveMemory<'_> {
     fn global(&self, addr: u64, size: u32, write: bool) -> Result<(), MemFault> {
-        let i = self.allocs.partition_point(|a| a.addr <= addr);
-        let a = i.checked_sub(1).map(|i| self.allocs[i]).ok_or(MemFault::OutOfBounds)?;
+        let a = self.allocs.containing(addr).ok_or(MemFault::OutOfBounds)?;
         if addr.checked_add(size as u64).is_none_or(|end| end > a.addr + a.size) {
             return Err(MemFault::OutOfBounds);
         }
@@ -61,7 +60,7 @@ impl Memory for WaveMemory<'_> {
     fn load(&mut self, sp: Sp, lane: usize, addr: u64, size: u32) -> Result<u64, MemFault> {
         self.check(sp, lane, addr, size, false)?;
         Ok(match sp {
-            Sp::Global | Sp::Constant => self.arena.load(addr, size),
+            Sp::Global | Sp::Constant => self.arena.load(addr, size)?,
             Sp::Shared | Sp::Private => {
                 let at = self.local(sp, lane, addr, size)?;
                 let buf = &self.local_buf(sp)[at..at + size as usize];
@@ -73,7 +72,7 @@ impl Memory for WaveMemory<'_> {
     fn store(&mut self, sp: Sp, lane: usize, addr: u64, size: u32, value: u64) -> Result<(), MemFault> {
         self.check(sp, lane, addr, size, true)?;
         match sp {
-            Sp::Global | Sp::Constant => self.arena.store(addr, size, value),
+            Sp::Global | Sp::Constant => self.arena.store(addr, size, value)?,
             Sp::Shared | Sp::Private => {
                 let at = self.local(sp, lane, addr, size)?;
                 let buf = &mut self.local_buf(sp)[at..at + size as usize];
@@ -89,10 +88,9 @@ impl Memory for WaveMemory<'_> {
         match sp {
             Sp::Constant if write => None,
             Sp::Global | Sp::Constant => {
-                let i = self.allocs.partition_point(|a| a.addr <= addr);
-                let a = self.allocs[i.checked_sub(1)?];
-                let ok = addr - a.addr < a.size && !(write && a.readonly);
-                ok.then(|| HostRegion { lo: a.addr, len: a.size, host: self.arena.host_ptr(a.addr) })
+                let a = self.allocs.containing(addr).filter(|a| !(write && a.readonly))?;
+                // A table from another arena cannot yield a region outside this one's mapping.
+                Some(HostRegion { lo: a.addr, len: a.size, host: self.arena.host_ptr(a.addr, a.size)? })
             }
             Sp::Shared => {
                 let len = self.shared.len() as u64;
@@ -105,7 +103,7 @@ impl Memory for WaveMemory<'_> {
     fn rmw32(&mut self, sp: Sp, lane: usize, addr: u64, f: &mut dyn FnMut(u32) -> u32) -> Result<u32, MemFault> {
         self.check(sp, lane, addr, 4, true)?;
         match sp {
-            Sp::Global | Sp::Constant => Ok(self.arena.rmw32(addr, f)),
+            Sp::Global | Sp::Constant => self.arena.rmw32(addr, f),
             // Shared and private memory belong to one thread at a time: a plain read-modify-write is atomic.
             Sp::Shared | Sp::Private => {
                 let old = self.load(sp, lane, addr, 4)? as u32;
