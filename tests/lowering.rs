@@ -94,3 +94,27 @@ fn the_snapshot_names_every_instruction() {
         assert!(want.lines().any(|l| l.split(':').next().is_some_and(|m| m.split(' ').next() == Some(info.mnemonic))), "{}", info.mnemonic);
     }
 }
+
+/// Launch statistics say how much the interpreter did: everything under `interp`, a small share of saxpy
+/// (whose instructions are all native or runtime fast paths) under the JIT optimised up front.
+#[test]
+fn launch_stats_count_interpreted_instructions() {
+    use lanejit::examples::{self, Size};
+    use lanejit::{Device, Engine, Kernel, LaunchConfig};
+    let ex = examples::by_name("saxpy").expect("bundled");
+    let run = |engine: Engine, threshold: u32| {
+        let kernel = Kernel::from_asm(ex.name, ex.source).expect("assembles");
+        kernel.promote.reset(threshold);
+        let device = Device::new().expect("device");
+        let setup = (ex.setup)(&device, Size::Small).expect("setup");
+        let stats = device.launch(&kernel, &LaunchConfig { engine, threads: Some(1), ..setup.cfg.clone() }).expect("runs");
+        (setup.check)(&device).expect("right answer");
+        stats
+    };
+    let s = run(Engine::Interp, 0);
+    assert_eq!(s.interpreted, s.retired, "the interpreter does everything under interp");
+    let s = run(Engine::Jit, 0);
+    // Each worker's first uniform loads fill its memory windows through the interpreter (3 per run of
+    // workgroups; a small launch gives every workgroup its own run): a few percent at this size.
+    assert!(s.interpreted > 0 && s.interpreted * 20 < s.retired, "optimised saxpy: {} of {} interpreted", s.interpreted, s.retired);
+}
