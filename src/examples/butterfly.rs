@@ -1,0 +1,74 @@
+//! Xor butterfly: 64 rounds of `v = v * 1664525 + shfl.xor(v, 1 << (r % 5))` per wave, the distance computed
+//! in the loop (shfl.xor.vu), stored per element.
+
+use super::{args, compare, pseudo_random, upload, Example, Setup, Size};
+use crate::{Device, LaunchConfig, LANES};
+use std::cell::RefCell;
+use std::hint::black_box;
+
+pub static EXAMPLE: Example = Example {
+    name: "butterfly",
+    about: "64 rounds of v = v*1664525 + shfl.xor(v, 1 << (r % 5)), distance computed in the loop (shfl.xor.vu)",
+    source: include_str!("../../examples/butterfly.s"),
+    setup,
+};
+
+/// Threads per workgroup; must match `.workgroup` in butterfly.s.
+const WG: usize = 64;
+/// Must match the kernel's loop.
+const ROUNDS: usize = 64;
+const MULTIPLIER: u32 = 1664525;
+
+/// One round at a distance known at compile time, so that the lane exchange compiles to vector shuffles.
+#[inline(always)]
+fn round<const DISTANCE: usize>(v: &mut [u32; LANES]) {
+    let old = *v;
+    for (lane, v) in v.iter_mut().enumerate() {
+        *v = old[lane].wrapping_mul(MULTIPLIER).wrapping_add(old[lane ^ DISTANCE]);
+    }
+}
+
+/// The kernel's loop on one wave's values (lane l holds v[l]).
+fn wave(v: &mut [u32; LANES]) {
+    for r in 0..ROUNDS {
+        match r % 5 {
+            0 => round::<1>(v),
+            1 => round::<2>(v),
+            2 => round::<4>(v),
+            3 => round::<8>(v),
+            _ => round::<16>(v),
+        }
+    }
+}
+
+/// Both the reference and the native benchmark; `x.len()` is a multiple of LANES.
+fn butterflies(x: &[u32], y: &mut [u32]) {
+    for (xs, ys) in x.chunks_exact(LANES).zip(y.chunks_exact_mut(LANES)) {
+        let mut v: [u32; LANES] = xs.try_into().expect("chunks of LANES");
+        wave(&mut v);
+        ys.copy_from_slice(&v);
+    }
+}
+
+fn setup(d: &Device, size: Size) -> Result<Setup, String> {
+    // Whole waves only (lanes exchange values); Small leaves the last workgroup's second wave past the end.
+    let n = match size { Size::Small => 33 * LANES, Size::Default => 1 << 18, Size::Large => 1 << 22 };
+    let x = pseudo_random(14, n);
+    let mut want = vec![0; n];
+    butterflies(&x, &mut want);
+    let px = upload(d, &x)?;
+    let py = d.alloc(n as u64 * 4).map_err(|e| e.to_string())?.addr;
+    let cfg = LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[px, py], &[n as u32]), ..Default::default() };
+    let check = move |d: &Device| {
+        compare("y", &d.read_u32s(py, n)?, &want)?;
+        Ok(format!("{n} lanes x {ROUNDS} rounds correct"))
+    };
+    // Writes its own y in place, so that the timing holds no allocation.
+    let y = RefCell::new(vec![0; n]);
+    let native = move || {
+        let mut y = y.borrow_mut();
+        butterflies(black_box(&x), &mut y);
+        black_box(&mut *y);
+    };
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+}
