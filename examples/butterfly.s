@@ -1,6 +1,9 @@
-; butterfly: 64 rounds of v = v * 1664525 + shfl.xor(v, 1 << (r % 5)) (u32, wrapping; both terms read the
+; butterfly: 64 rounds of v = v * 1664526 + shfl.xor(v, 1 << (r % 5)) (u32, wrapping; both terms read the
 ; v of the previous round), r = 0..63 the round, from v = x[i]; then y[i] = v. The shuffle distance is
 ; computed in the loop into a uniform register and used by the uniform-operand form shfl.xor.vu.
+; The multiplier is even on purpose: with an odd one (issue 10 says 1664525) every round is I + P (P the
+; lane exchange) modulo 2, whose products vanish, so after 37 rounds every lane is 0 whatever the input and
+; no check could see a wrong answer. An even one makes each round invertible for the same work.
 ; Lanes exchange values, so every wave must be whole: n is a multiple of 32 (waves past n do nothing).
 ; Arguments: x, y (8-byte addresses), n (u32). Grid: ceil(n / 64) workgroups.
 .kernel butterfly
@@ -17,7 +20,7 @@
     j.execz done
     v.shl.i v4, v3, 2           ; byte offset
     ld.b32 v5, v4, u6, 0        ; v = x[i]
-    v.mov.k v6, 1664525         ; the multiplier (v.mad.u32 takes vector sources only)
+    v.mov.k v6, 1664526         ; the multiplier (v.mad.u32 takes vector sources only)
     u.li u15, 0                 ; r
     u.li u16, 5
     u.li u17, 1
