@@ -27,14 +27,15 @@ const MULTIPLIER: u32 = 1664526;
 /// One round at a distance known at compile time, so that the lane exchange compiles to vector shuffles.
 #[inline(always)]
 fn round<const DISTANCE: usize>(v: &mut [u32; LANES]) {
-    let old = *v;
-    for (lane, v) in v.iter_mut().enumerate() {
-        *v = old[lane].wrapping_mul(MULTIPLIER).wrapping_add(old[lane ^ DISTANCE]);
+    let partner: [u32; LANES] = std::array::from_fn(|lane| v[lane ^ DISTANCE]);
+    for (v, p) in v.iter_mut().zip(partner) {
+        *v = v.wrapping_mul(MULTIPLIER).wrapping_add(p);
     }
 }
 
 /// The kernel's loop on one wave's values (lane l holds v[l]). The distances repeat every five rounds
 /// (1, 2, 4, 8, 16), so the rounds go five at a time, each with its distance a constant.
+#[inline(always)]
 fn wave(v: &mut [u32; LANES]) {
     const _: () = assert!(ROUNDS % 5 == 4, "the tail below is four rounds");
     for _ in 0..ROUNDS / 5 {
@@ -52,6 +53,24 @@ fn wave(v: &mut [u32; LANES]) {
 
 /// Both the reference and the native benchmark; `x.len()` is a multiple of LANES.
 fn butterflies(x: &[u32], y: &mut [u32]) {
+    // The vectorised multiply needs SSE4.1 at least; compiled for AVX2 the same code gives the same bits ~5x
+    // faster.
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has the features the function is compiled for.
+        return unsafe { butterflies_avx2(x, y) };
+    }
+    butterflies_body(x, y)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn butterflies_avx2(x: &[u32], y: &mut [u32]) {
+    butterflies_body(x, y)
+}
+
+#[inline(always)]
+fn butterflies_body(x: &[u32], y: &mut [u32]) {
     for (xs, ys) in x.chunks_exact(LANES).zip(y.chunks_exact_mut(LANES)) {
         let mut v: [u32; LANES] = xs.try_into().expect("chunks of LANES");
         wave(&mut v);
