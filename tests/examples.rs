@@ -61,7 +61,8 @@ macro_rules! example_tests {
     };
 }
 
-example_tests!(vadd, saxpy, reduce, scan, bitonic, histogram, matmul, divergent, alu_loop, xlane_loop);
+example_tests!(vadd, saxpy, reduce, scan, bitonic, histogram, matmul, divergent, alu_loop, xlane_loop, atomic_reduce,
+    wave_scan, butterfly, ballot_count, xorshift, empty);
 
 #[test]
 fn default_example_exists() {

@@ -4,15 +4,21 @@
 use crate::{Device, LaunchConfig};
 
 mod alu_loop;
+mod atomic_reduce;
+mod ballot_count;
 mod bitonic;
+mod butterfly;
 mod divergent;
+mod empty;
 mod histogram;
 mod matmul;
 mod reduce;
 mod saxpy;
 mod scan;
 mod vadd;
+mod wave_scan;
 mod xlane_loop;
+mod xorshift;
 
 /// Problem size: tests use `Small`, `lanejit run` `Default`, the benchmark `Large`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +52,8 @@ pub const DEFAULT: &str = "saxpy";
 pub fn all() -> Vec<&'static Example> {
     vec![
         &vadd::EXAMPLE, &saxpy::EXAMPLE, &reduce::EXAMPLE, &scan::EXAMPLE, &bitonic::EXAMPLE, &histogram::EXAMPLE,
-        &matmul::EXAMPLE, &divergent::EXAMPLE, &alu_loop::EXAMPLE, &xlane_loop::EXAMPLE,
+        &matmul::EXAMPLE, &divergent::EXAMPLE, &alu_loop::EXAMPLE, &xlane_loop::EXAMPLE, &atomic_reduce::EXAMPLE,
+        &wave_scan::EXAMPLE, &butterfly::EXAMPLE, &ballot_count::EXAMPLE, &xorshift::EXAMPLE, &empty::EXAMPLE,
     ]
 }
 
