@@ -128,8 +128,8 @@ pub fn try_atomic(w: &mut WaveState, mem: &mut dyn Memory, a: &Atomic) -> bool {
     let c = if a.op == AtomOp::Cas { *w.vn(a.at.rd.idx() + 1) } else { [0; LANES] };
     let mut old = d;
     // Mutant 134: lanes in descending order (a lane sees the later lanes' updates, not the earlier ones').
-    let order: Vec<usize> = if crate::mutants::active(134) { (0..LANES).rev().collect() } else { (0..LANES).collect() };
-    for l in order.into_iter().filter(|&l| exec >> l & 1 == 1) {
+    let reversed = crate::mutants::active(134);
+    for l in (0..LANES).map(|i| if reversed { LANES - 1 - i } else { i }).filter(|&l| exec >> l & 1 == 1) {
         // SAFETY: checked above: [addr, addr + 4) lies inside the region and is 4-byte aligned.
         let word = unsafe { AtomicU32::from_ptr(region.host.wrapping_add((addrs[l] - region.lo) as usize).cast()) };
         old[l] = match a.op {
@@ -275,8 +275,8 @@ fn load(w: &mut WaveState, a: &Access, exec: u32, signed: bool, host: impl Fn(us
 /// Active lanes in ascending order, so that the highest lane wins an overlap, as in the interpreter.
 fn store(w: &mut WaveState, a: &Access, exec: u32, host: impl Fn(usize) -> *mut u8) {
     // Mutant 104: lanes stored in descending order (the lowest lane wins an overlap).
-    let order: Vec<usize> = if crate::mutants::active(104) { (0..LANES).rev().collect() } else { (0..LANES).collect() };
-    for l in order.into_iter().filter(|&l| exec >> l & 1 == 1) {
+    let reversed = crate::mutants::active(104);
+    for l in (0..LANES).map(|i| if reversed { LANES - 1 - i } else { i }).filter(|&l| exec >> l & 1 == 1) {
         for k in 0..a.regs() {
             let x = w.vn(a.rd.idx() + k)[l];
             // SAFETY: as in `load`.
