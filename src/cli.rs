@@ -156,6 +156,16 @@ pub struct RunArgs {
     pub list: bool,
 }
 
+impl RunArgs {
+    /// The options `runcmd` takes (buffers and scalars still as text: `runcmd::parse_inputs` checks them).
+    pub fn options(&self) -> crate::runcmd::RunOptions {
+        crate::runcmd::RunOptions {
+            grid: self.grid, wg: self.wg, buffers: self.buffers.clone(), args: self.args.clone(), engine: self.engine,
+            trace: self.trace, threads: self.threads, show: self.show, budget: self.budget, deadline: self.deadline,
+        }
+    }
+}
+
 fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
     let parts: Vec<&str> = s.split(',').collect();
     if parts.len() > 3 {
@@ -309,10 +319,7 @@ fn run(a: RunArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let opts = crate::runcmd::RunOptions {
-        grid: a.grid, wg: a.wg, buffers: a.buffers, args: a.args, engine: a.engine, trace: a.trace, threads: a.threads,
-        show: a.show, budget: a.budget, deadline: a.deadline,
-    };
+    let opts = a.options();
     match a.kernel.as_deref() {
         None => crate::runcmd::run_example(examples::DEFAULT, &opts),
         Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => crate::runcmd::run_example(k, &opts),

@@ -215,10 +215,19 @@ fn finish(r: Result<LaunchStats, LaunchError>) -> Result<LaunchStats> {
     }
 }
 
-pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
+/// The buffers and scalar arguments of `o`, parsed and checked against the limits, before any device exists.
+pub fn parse_inputs(o: &RunOptions) -> Result<(Vec<BufferSpec>, Vec<u32>)> {
     let specs = o.buffers.iter().map(|b| parse_buffer(b)).collect::<Result<Vec<_>>>()?;
     let scalars = o.args.iter().map(|a| scalar(a, Elem::U32)).collect::<Result<Vec<_>>>()?;
     check_arg_bytes(specs.len(), scalars.len())?;
+    for (text, s) in o.buffers.iter().zip(&specs) {
+        s.bytes(text)?;
+    }
+    Ok((specs, scalars))
+}
+
+pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
+    let (specs, scalars) = parse_inputs(o)?;
     let device = Device::new()?;
     check_fits(&device, &o.buffers, &specs, specs.len() as u64 * 8 + scalars.len() as u64 * 4)?;
     let addrs = upload_buffers(&device, &o.buffers, &specs)?;
