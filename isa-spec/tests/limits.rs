@@ -1,7 +1,15 @@
 //! Documented input limits of the assembler and the container loader (`.private`, `.args`, `.workgroup`),
 //! a leading byte order mark, and the length of tokens echoed in error messages.
 
-use lanejit_isa::asm::{MAX_ARG_BYTES, MAX_PRIVATE_BYTES};
+// The documented limits, written out so that this file also builds (and fails) against an assembler without them.
+const MAX_PRIVATE_BYTES: u32 = 64 * 1024;
+const MAX_ARG_BYTES: u32 = 4096;
+
+#[test]
+fn the_documented_limits_are_the_ones_enforced() {
+    assert_eq!(lanejit_isa::asm::MAX_PRIVATE_BYTES, MAX_PRIVATE_BYTES);
+    assert_eq!(lanejit_isa::asm::MAX_ARG_BYTES, MAX_ARG_BYTES);
+}
 use lanejit_isa::{assemble, container, AsmError};
 
 fn single_error(src: &str) -> AsmError {
