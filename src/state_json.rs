@@ -153,7 +153,7 @@ pub fn to_hex(b: &[u8]) -> String {
 }
 
 /// Maps each register key to its register, refusing two keys for one register (`"1"` and `"v1"`).
-fn unique_registers<'k, V>(map: &'k BTreeMap<String, V>, file: char, count: usize) -> Result<Vec<(usize, &'k V)>, String> {
+fn unique_registers<V>(map: &BTreeMap<String, V>, file: char, count: usize) -> Result<Vec<(usize, &V)>, String> {
     let mut first_key: Vec<Option<&str>> = vec![None; count];
     let mut out = Vec::with_capacity(map.len());
     for (k, v) in map {
