@@ -21,6 +21,19 @@ pub const MAX_SHARED_BYTES: u32 = 64 * 1024;
 /// against the shared size): a bounds-check bug in compiled code then corrupts this padding, which the
 /// differential fuzzer notices, rather than the host heap.
 pub const SHARED_RED_ZONE: usize = 256;
+/// Most workgroups in one grid. Each grid dimension is a u32 (the workgroup ids in u2..u4 are 32-bit), and the
+/// product is capped too, so that a linear workgroup index always fits a u32 and no product of three
+/// dimensions can wrap around.
+pub const MAX_GRID_WORKGROUPS: u64 = u32::MAX as u64;
+/// Most private memory per lane, bytes (the assembler and the container loader enforce the same limit).
+pub const MAX_PRIVATE_BYTES: u32 = lanejit_isa::asm::MAX_PRIVATE_BYTES;
+/// Largest kernel argument block, bytes.
+pub const MAX_ARG_BYTES: u32 = lanejit_isa::asm::MAX_ARG_BYTES;
+/// Most worker threads of one launch: far beyond any host's cores, and small enough that a thread pool is
+/// built in milliseconds rather than exhausting the host.
+pub const MAX_THREADS: usize = 256;
+/// Longest wall-clock deadline of a launch (one week); it keeps `start + deadline` far from overflow.
+pub const MAX_DEADLINE: Duration = Duration::from_secs(7 * 24 * 3600);
 /// Instructions a wave runs between checks of the budget, the deadline and other workgroups' traps.
 const CHUNK: u64 = 4096;
 
@@ -101,20 +114,38 @@ struct LaunchCtx<'a> {
 }
 
 fn validate(k: &Kernel, c: &LaunchConfig) -> Result<([u32; 3], u32, u32), LaunchError> {
+    let config = LaunchError::Config;
     let wg = c.workgroup.unwrap_or(k.program.meta.workgroup);
-    let threads = wg.iter().try_fold(1u64, |a, &d| (d > 0).then_some(a * d as u64));
-    match threads {
-        Some(t) if t <= MAX_WORKGROUP_THREADS as u64 => {}
-        _ => return Err(LaunchError::Config(format!("workgroup {wg:?} must have 1..={MAX_WORKGROUP_THREADS} threads, each dimension >= 1"))),
-    }
-    if c.grid.contains(&0) {
-        return Err(LaunchError::Config(format!("grid {:?} has an empty dimension", c.grid)));
-    }
+    lanejit_isa::asm::check_workgroup(wg).map_err(config)?;
+    check_grid(c.grid).map_err(config)?;
     let shared = c.shared_bytes.unwrap_or(k.program.meta.shared_bytes);
     if shared > MAX_SHARED_BYTES {
-        return Err(LaunchError::Config(format!("shared memory {shared} bytes exceeds {MAX_SHARED_BYTES}")));
+        return Err(config(format!("shared memory {shared} bytes exceeds {MAX_SHARED_BYTES}")));
     }
-    Ok((wg, shared, c.private_bytes.unwrap_or(k.program.meta.private_bytes)))
+    let private = c.private_bytes.unwrap_or(k.program.meta.private_bytes);
+    lanejit_isa::asm::check_private(private).map_err(config)?;
+    if c.args.len() > MAX_ARG_BYTES as usize {
+        return Err(config(format!("{} argument bytes exceed the limit of {MAX_ARG_BYTES} (MAX_ARG_BYTES)", c.args.len())));
+    }
+    if let Some(n) = c.threads.filter(|n| !(1..=MAX_THREADS).contains(n)) {
+        return Err(config(format!("{n} worker threads: the limit is 1..={MAX_THREADS} (MAX_THREADS)")));
+    }
+    if let Some(d) = c.deadline.filter(|d| *d > MAX_DEADLINE) {
+        return Err(config(format!("deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)", d.as_secs_f64(), MAX_DEADLINE.as_secs())));
+    }
+    Ok((wg, shared, private))
+}
+
+/// Checks a grid shape: every dimension at least 1, at most [`MAX_GRID_WORKGROUPS`] workgroups in all.
+pub fn check_grid(grid: [u32; 3]) -> Result<u64, String> {
+    if grid.contains(&0) {
+        return Err(format!("grid {grid:?} has an empty dimension"));
+    }
+    let count = grid.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d as u64)).filter(|&n| n <= MAX_GRID_WORKGROUPS);
+    count.ok_or_else(|| {
+        let total = grid.iter().map(|&d| d as u128).product::<u128>();
+        format!("grid {grid:?} has {total} workgroups, more than the limit of {MAX_GRID_WORKGROUPS} (MAX_GRID_WORKGROUPS)")
+    })
 }
 
 pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
@@ -410,7 +441,8 @@ fn check_limits(cx: &LaunchCtx, total: u64, pc: u32) -> Result<(), Trap> {
         return Err(Trap::new(TrapKind::BudgetExceeded, pc, format!("instruction budget of {} exhausted", cx.budget)));
     }
     if cx.deadline.is_some_and(|d| Instant::now() > d) {
-        return Err(Trap::new(TrapKind::BudgetExceeded, pc, "wall-clock deadline passed"));
+        let limit = cx.deadline.map(|d| d - cx.start).unwrap_or_default();
+        return Err(Trap::new(TrapKind::DeadlineExceeded, pc, format!("wall-clock deadline of {} s passed", limit.as_secs_f64())));
     }
     Ok(())
 }

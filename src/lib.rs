@@ -6,6 +6,7 @@
 
 pub mod arena;
 pub mod cases;
+pub mod cli;
 pub mod engine;
 pub mod bench;
 pub mod examples;

@@ -1,11 +1,14 @@
 //! `lanejit run`: launch a kernel file with buffers given on the command line, or a bundled example whose
 //! answer is checked against its Rust reference.
 
+use crate::cli::Failed;
 use crate::examples::{self, Size};
-use crate::launch::{launch_traced, LaunchStats};
+use crate::launch::{launch_traced, LaunchStats, MAX_ARG_BYTES};
 use crate::trace::PrintTracer;
+use crate::arena::ALLOC_ALIGN;
 use crate::{Device, Engine, Kernel, LaunchConfig, LaunchError};
 use anyhow::{anyhow, bail, Result};
+use std::time::Duration;
 
 pub struct RunOptions {
     pub grid: Option<[u32; 3]>,
@@ -16,6 +19,23 @@ pub struct RunOptions {
     pub trace: bool,
     pub threads: Option<usize>,
     pub show: usize,
+    /// Instruction budget and wall-clock deadline of the launch (`None`: the launch's defaults).
+    pub budget: Option<u64>,
+    pub deadline: Option<Duration>,
+}
+
+impl RunOptions {
+    /// The launch configuration's limits and threads from these options (`--trace` runs on one thread).
+    fn apply(&self, cfg: &mut LaunchConfig) {
+        cfg.engine = self.engine;
+        cfg.threads = if self.trace { Some(1) } else { self.threads };
+        if let Some(b) = self.budget {
+            cfg.budget = b;
+        }
+        if let Some(d) = self.deadline {
+            cfg.deadline = Some(d);
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,13 +45,31 @@ enum Elem {
     F32,
 }
 
-struct BufferSpec {
-    elem: Elem,
-    count: usize,
-    init: String,
+/// How a buffer starts: its initialiser, checked before any memory is filled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Init {
+    Zero,
+    Iota,
+    Const(u32),
+    Rand(u64),
 }
 
-fn parse_buffer(s: &str) -> Result<BufferSpec> {
+#[derive(Debug)]
+pub struct BufferSpec {
+    elem: Elem,
+    count: u64,
+    init: Init,
+}
+
+impl BufferSpec {
+    /// Bytes of the buffer, without overflow (a count near 2^64 must not wrap to a small size).
+    fn bytes(&self, spec: &str) -> Result<u64> {
+        self.count.checked_mul(4).ok_or_else(|| anyhow!("buffer `{spec}`: {} elements of 4 bytes overflow a 64-bit size", self.count))
+    }
+}
+
+/// Parses `TYPE:COUNT[:INIT]` completely (the initialiser's value included) before anything is allocated.
+pub fn parse_buffer(s: &str) -> Result<BufferSpec> {
     let parts: Vec<&str> = s.splitn(3, ':').collect();
     let elem = match parts[0] {
         "u32" => Elem::U32,
@@ -40,29 +78,53 @@ fn parse_buffer(s: &str) -> Result<BufferSpec> {
         t => bail!("buffer `{s}`: unknown type `{t}` (u32, i32 or f32)"),
     };
     let count = parts.get(1).ok_or_else(|| anyhow!("buffer `{s}`: expected TYPE:COUNT[:INIT]"))?
-        .parse::<usize>().map_err(|_| anyhow!("buffer `{s}`: COUNT must be a non-negative integer"))?;
-    Ok(BufferSpec { elem, count, init: parts.get(2).unwrap_or(&"zero").to_string() })
+        .parse::<u64>().map_err(|_| anyhow!("buffer `{s}`: COUNT must be an integer in 0..={}", u64::MAX))?;
+    let init = match parts.get(2).copied().unwrap_or("zero") {
+        "zero" => Init::Zero,
+        "iota" => Init::Iota,
+        i if i.starts_with("const=") => Init::Const(scalar(&i[6..], elem).map_err(|e| anyhow!("buffer `{s}`: {e}"))?),
+        i if i.starts_with("rand=") => Init::Rand(i[5..].parse().map_err(|_| anyhow!("buffer `{s}`: the seed must be an integer in 0..={}", u64::MAX))?),
+        i => bail!("buffer `{s}`: unknown initialiser `{i}` (zero, iota, const=V, rand=SEED)"),
+    };
+    Ok(BufferSpec { elem, count, init })
 }
 
-fn fill(b: &BufferSpec) -> Result<Vec<u32>> {
+/// The buffer's words; called only once its memory is allocated, so the count fits the device.
+fn fill(b: &BufferSpec) -> Vec<u32> {
+    let n = b.count as usize;
     let num = |i: usize| match b.elem { Elem::F32 => (i as f32).to_bits(), _ => i as u32 };
-    Ok(match b.init.as_str() {
-        "zero" => vec![0; b.count],
-        "iota" => (0..b.count).map(num).collect(),
-        s if s.starts_with("const=") => vec![scalar(&s[6..], b.elem)?; b.count],
-        s if s.starts_with("rand=") => {
-            let seed = s[5..].parse::<u64>().map_err(|_| anyhow!("`{s}`: seed must be an integer"))?;
-            examples::pseudo_random(seed, b.count)
-        }
-        s => bail!("unknown buffer initialiser `{s}` (zero, iota, const=V, rand=SEED)"),
-    })
+    match b.init {
+        Init::Zero => vec![0; n],
+        Init::Iota => (0..n).map(num).collect(),
+        Init::Const(v) => vec![v; n],
+        Init::Rand(seed) => examples::pseudo_random(seed, n),
+    }
 }
 
-fn scalar(s: &str, elem: Elem) -> Result<u32> {
-    let bad = || anyhow!("`{s}` is not a number");
-    if elem == Elem::F32 || s.contains('.') {
-        return Ok(s.parse::<f32>().map_err(|_| bad())?.to_bits());
+/// Whether a literal is meant as a float: it has a `.` or a decimal exponent, or is `inf`/`nan`.
+fn is_float_literal(s: &str) -> bool {
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s).to_ascii_lowercase();
+    let named = matches!(body.as_str(), "inf" | "infinity" | "nan");
+    named || (!body.starts_with("0x") && (body.contains('.') || body.contains('e')))
+}
+
+/// An f32 literal, refused when it only reads as infinity because it is too large (`1e40`).
+fn parse_f32(s: &str) -> Result<f32> {
+    let f: f32 = s.parse().map_err(|_| anyhow!("`{s}` is not a number"))?;
+    let named_infinity = s.trim_start_matches(['+', '-']).to_ascii_lowercase().starts_with("inf");
+    if f.is_infinite() && !named_infinity {
+        bail!("`{s}` is out of the f32 range (largest finite value {:e})", f32::MAX);
     }
+    Ok(f)
+}
+
+/// A 32-bit scalar: a float literal (or any value of an f32 buffer) as f32 bits; otherwise an integer, decimal
+/// (-2^31..2^32) or `0x` hex.
+fn scalar(s: &str, elem: Elem) -> Result<u32> {
+    if elem == Elem::F32 || is_float_literal(s) {
+        return Ok(parse_f32(s)?.to_bits());
+    }
+    let bad = || anyhow!("`{s}` is not a number");
     if let Some(h) = s.strip_prefix("0x") {
         return u32::from_str_radix(h, 16).map_err(|_| bad());
     }
@@ -71,6 +133,50 @@ fn scalar(s: &str, elem: Elem) -> Result<u32> {
         bail!("`{s}` does not fit 32 bits");
     }
     Ok(v as u32)
+}
+
+/// Kernel argument bytes of `buffers` addresses and `scalars`, checked against [`MAX_ARG_BYTES`] before any
+/// buffer is allocated.
+fn check_arg_bytes(buffers: usize, scalars: usize) -> Result<()> {
+    let bytes = buffers as u64 * 8 + scalars as u64 * 4;
+    if bytes > MAX_ARG_BYTES as u64 {
+        bail!("{buffers} buffers and {scalars} scalars take {bytes} argument bytes, more than the limit of {MAX_ARG_BYTES} (MAX_ARG_BYTES)");
+    }
+    Ok(())
+}
+
+/// Device bytes an allocation of `bytes` takes: rounded up to the granule, plus the guard gap after it.
+fn footprint(bytes: u64) -> Option<u64> {
+    bytes.max(4).checked_next_multiple_of(ALLOC_ALIGN)?.checked_add(ALLOC_ALIGN)
+}
+
+/// Refuses buffers that, with the launch's argument block, cannot fit the device, before anything is
+/// allocated or filled (a buffer that takes the whole device would otherwise be filled for nothing).
+fn check_fits(device: &Device, buffers: &[String], specs: &[BufferSpec], arg_bytes: u64) -> Result<()> {
+    let capacity = device.arena.capacity();
+    let mut total = footprint(arg_bytes).unwrap_or(u64::MAX);
+    for (text, s) in buffers.iter().zip(specs) {
+        let bytes = s.bytes(text)?;
+        total = footprint(bytes).and_then(|f| total.checked_add(f)).unwrap_or(u64::MAX);
+        if total > capacity {
+            bail!("buffer `{text}` needs {bytes} bytes: with the buffers before it and the argument block, more than the device capacity of {capacity} bytes");
+        }
+    }
+    Ok(())
+}
+
+/// Allocates every buffer first (so that one too large fails at once, naming its real size), then fills them.
+fn upload_buffers(device: &Device, buffers: &[String], specs: &[BufferSpec]) -> Result<Vec<u64>> {
+    let mut addrs = Vec::with_capacity(specs.len());
+    for (text, s) in buffers.iter().zip(specs) {
+        let bytes = s.bytes(text)?;
+        let a = device.alloc(bytes.max(4)).map_err(|e| anyhow!("buffer `{text}` ({bytes} bytes): {e}"))?;
+        addrs.push(a.addr);
+    }
+    for (s, &a) in specs.iter().zip(&addrs) {
+        device.write_u32s(a, &fill(s)).map_err(|e| anyhow!(e))?;
+    }
+    Ok(addrs)
 }
 
 fn show(words: &[u32], elem: Elem, n: usize) -> String {
@@ -97,32 +203,39 @@ fn report(stats: &LaunchStats) {
         stats.workgroups, stats.waves, stats.retired, stats.lane_ops, secs * 1e3, stats.lane_ops as f64 / secs / 1e6);
 }
 
+/// A trap is the kernel's failure (exit code 1); a configuration error is the user's (exit code 2).
 fn finish(r: Result<LaunchStats, LaunchError>) -> Result<LaunchStats> {
     match r {
         Ok(s) => Ok(s),
         Err(LaunchError::Trap { trap, stats }) => {
             report(&stats);
-            bail!("trap: {trap}")
+            Err(Failed(format!("trap: {trap}")).into())
         }
         Err(e) => Err(e.into()),
     }
 }
 
-pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
-    let device = Device::new()?;
+/// The buffers and scalar arguments of `o`, parsed and checked against the limits, before any device exists.
+pub fn parse_inputs(o: &RunOptions) -> Result<(Vec<BufferSpec>, Vec<u32>)> {
     let specs = o.buffers.iter().map(|b| parse_buffer(b)).collect::<Result<Vec<_>>>()?;
-    let mut addrs = Vec::new();
-    for s in &specs {
-        addrs.push(examples::upload(&device, &fill(s)?).map_err(|e| anyhow!(e))?);
-    }
     let scalars = o.args.iter().map(|a| scalar(a, Elem::U32)).collect::<Result<Vec<_>>>()?;
-    let cfg = LaunchConfig {
-        grid: o.grid.unwrap_or([1, 1, 1]), workgroup: o.wg, args: examples::args(&addrs, &scalars),
-        engine: o.engine, threads: if o.trace { Some(1) } else { o.threads }, ..Default::default()
-    };
+    check_arg_bytes(specs.len(), scalars.len())?;
+    for (text, s) in o.buffers.iter().zip(&specs) {
+        s.bytes(text)?;
+    }
+    Ok((specs, scalars))
+}
+
+pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
+    let (specs, scalars) = parse_inputs(o)?;
+    let device = Device::new()?;
+    check_fits(&device, &o.buffers, &specs, specs.len() as u64 * 8 + scalars.len() as u64 * 4)?;
+    let addrs = upload_buffers(&device, &o.buffers, &specs)?;
+    let mut cfg = LaunchConfig { grid: o.grid.unwrap_or([1, 1, 1]), workgroup: o.wg, args: examples::args(&addrs, &scalars), ..Default::default() };
+    o.apply(&mut cfg);
     let stats = finish(launch_with(&device, kernel, &cfg, o.trace))?;
     for (i, (s, a)) in specs.iter().zip(&addrs).enumerate() {
-        let words = device.read_u32s(*a, s.count).map_err(|e| anyhow!(e))?;
+        let words = device.read_u32s(*a, s.count as usize).map_err(|e| anyhow!(e))?;
         println!("buffer {i} @ {a:#x}: {}", show(&words, s.elem, o.show));
     }
     report(&stats);
@@ -134,16 +247,18 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
     let kernel = Kernel::from_asm(&format!("examples/{}.s", ex.name), ex.source).map_err(|e| anyhow!("{e}"))?;
     let device = Device::new()?;
     let setup = (ex.setup)(&device, Size::Default).map_err(|e| anyhow!(e))?;
+    if !o.buffers.is_empty() || !o.args.is_empty() {
+        bail!("--buffer and --arg go with a kernel file; the bundled example `{name}` sets up its own");
+    }
     let mut cfg = setup.cfg;
-    cfg.engine = o.engine;
-    cfg.threads = if o.trace { Some(1) } else { o.threads };
+    o.apply(&mut cfg);
     if let Some(g) = o.grid {
         cfg.grid = g;
     }
     cfg.workgroup = o.wg.or(cfg.workgroup);
     println!("example `{}`: {}", ex.name, ex.about);
     let stats = finish(launch_with(&device, &kernel, &cfg, o.trace))?;
-    let summary = (setup.check)(&device).map_err(|e| anyhow!("wrong answer: {e}"))?;
+    let summary = (setup.check)(&device).map_err(|e| Failed(format!("wrong answer: {e}")))?;
     println!("check: OK ({summary})");
     report(&stats);
     Ok(())

@@ -1,12 +1,35 @@
-//! One wave from a given state until `end`, a trap or the budget: `lanejit wave` and the conformance suite.
+//! One wave from a given state until `end`, a trap, the budget or the deadline: `lanejit wave` and the
+//! conformance suite.
 
 use crate::state_json::{parse_hex, to_hex, MemJson, StateJson};
 use crate::wavemem::WaveMemory;
 use crate::{engine_available, Device, Engine, Kernel};
 use lanejit_interp::{Memory, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
+use std::time::{Duration, Instant};
 
 /// Default instruction budget of a single-wave run.
 pub const DEFAULT_WAVE_BUDGET: u64 = 10_000_000;
+/// Default wall-clock deadline of a single-wave run: the launch's default, so that a huge budget on a loop
+/// still ends.
+pub const DEFAULT_WAVE_DEADLINE: Duration = Duration::from_secs(600);
+/// Instructions run between two looks at the clock when nothing else cuts the run into chunks: small enough
+/// that a deadline is noticed within milliseconds, large enough that the look costs nothing.
+const DEADLINE_CHUNK: u64 = 1 << 20;
+
+/// How long a single-wave run may go on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaveLimits {
+    /// Most instructions to retire.
+    pub budget: u64,
+    /// Wall-clock limit (`None`: none; at most [`crate::launch::MAX_DEADLINE`]).
+    pub deadline: Option<Duration>,
+}
+
+impl Default for WaveLimits {
+    fn default() -> Self {
+        WaveLimits { budget: DEFAULT_WAVE_BUDGET, deadline: Some(DEFAULT_WAVE_DEADLINE) }
+    }
+}
 
 pub struct WaveOutcome {
     pub state: WaveState,
@@ -21,8 +44,19 @@ impl WaveOutcome {
     }
 }
 
-/// Runs one wave of `kernel` from `init`. Memory exists only where `init.memory` puts it.
+/// Runs one wave of `kernel` from `init` with `budget` and the default deadline. Memory exists only where
+/// `init.memory` puts it.
 pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, tracer: Option<&mut dyn Tracer>) -> Result<WaveOutcome, String> {
+    run_wave_limited(kernel, init, engine, WaveLimits { budget, ..WaveLimits::default() }, tracer)
+}
+
+/// Runs one wave of `kernel` from `init` until `end`, a trap, or one of `limits`. A `barrier` is passed at
+/// once: the wave is its workgroup's only one, so the barrier is trivially satisfied, as in a launch.
+pub fn run_wave_limited(kernel: &Kernel, init: &StateJson, engine: Engine, limits: WaveLimits, tracer: Option<&mut dyn Tracer>) -> Result<WaveOutcome, String> {
+    if let Some(d) = limits.deadline.filter(|d| *d > crate::launch::MAX_DEADLINE) {
+        return Err(format!("deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)", d.as_secs_f64(), crate::launch::MAX_DEADLINE.as_secs()));
+    }
+    let deadline = limits.deadline.map(|d| Instant::now() + d);
     engine_available(engine)?;
     if engine == Engine::Jit {
         kernel.jit_ready()?;
@@ -35,10 +69,14 @@ pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     let mut private = vec![0u8; meta.private_bytes as usize * LANES];
     let mut mem = WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut shared[..meta.shared_bytes as usize], private: &mut private, private_bytes: meta.private_bytes as u64 };
     let env = WaveEnv { wave_id: 0, wave_count: 1, wg_size: [LANES as u32, 1, 1], grid: [1, 1, 1], wg_id: [0; 3] };
-    let trap = match run_chunks(kernel, engine, &mut w, &mut mem, &env, budget, tracer) {
-        Ok(Stop::End) => None,
-        Ok(Stop::Barrier) => Some(Trap::new(TrapKind::BarrierDeadlock, w.pc.wrapping_sub(4), "a lone wave cannot wait at a barrier in `wave` mode")),
-        Ok(Stop::Steps) => Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"))),
+    let budget = limits.budget;
+    let trap = match run_chunks(kernel, engine, &mut w, &mut mem, &env, budget, deadline, tracer) {
+        Ok(Ended::End) => None,
+        Ok(Ended::Budget) => Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"))),
+        Ok(Ended::Deadline) => {
+            let secs = limits.deadline.unwrap_or_default().as_secs_f64();
+            Some(Trap::new(TrapKind::DeadlineExceeded, w.pc, format!("wall-clock deadline of {secs} s passed")))
+        }
         Err(t) => Some(t),
     };
     let memory = read_back(&device, &ranges)?;
@@ -53,26 +91,41 @@ const AUTO_FIRST_CHUNK: u64 = 4;
 const AUTO_SHORT: u64 = 256;
 const AUTO_LAST_CHUNK: u64 = 4096;
 
-/// Runs until the wave stops or `budget` instructions retire: in one chunk, or in growing ones while tiering.
+/// Why a single-wave run stopped without a trap.
+enum Ended {
+    End,
+    Budget,
+    Deadline,
+}
+
+/// Runs until the wave ends or traps, `budget` instructions retire or `deadline` passes: in chunks of
+/// [`DEADLINE_CHUNK`], or in growing ones from [`AUTO_FIRST_CHUNK`] while tiering. A barrier is passed.
+#[allow(clippy::too_many_arguments)]
 fn run_chunks(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, budget: u64,
-              mut tracer: Option<&mut dyn Tracer>) -> Result<Stop, Trap> {
+              deadline: Option<Instant>, mut tracer: Option<&mut dyn Tracer>) -> Result<Ended, Trap> {
     let tiering = match engine {
         Engine::Auto => true,
         Engine::Jit => kernel.promote.compiles_as_hot(),
         Engine::Interp => false,
     };
-    let mut chunk = if tiering { AUTO_FIRST_CHUNK } else { budget };
+    let mut chunk = if tiering { AUTO_FIRST_CHUNK } else { DEADLINE_CHUNK };
     let start = w.retired;
     let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
     loop {
         let left = budget - (w.retired - start);
+        if left == 0 {
+            return Ok(Ended::Budget);
+        }
+        if deadline.is_some_and(|d| Instant::now() > d) {
+            return Ok(Ended::Deadline);
+        }
         match crate::engine::run_chunk(kernel, engine, w, mem, env, left.min(chunk), tracer.as_deref_mut(), &mut windows)? {
-            Stop::Steps if w.retired - start < budget => {
-                if w.retired - start >= AUTO_SHORT {
-                    chunk = chunk.saturating_mul(2).min(AUTO_LAST_CHUNK.max(chunk));
-                }
+            Stop::End => return Ok(Ended::End),
+            Stop::Barrier => {}
+            Stop::Steps if tiering && w.retired - start >= AUTO_SHORT => {
+                chunk = chunk.saturating_mul(2).min(AUTO_LAST_CHUNK.max(chunk));
             }
-            stop => return Ok(stop),
+            Stop::Steps => {}
         }
     }
 }

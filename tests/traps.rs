@@ -62,7 +62,8 @@ fn the_wall_clock_deadline_stops_a_launch() {
         let d = Device::new().unwrap();
         let cfg = LaunchConfig { deadline: Some(Duration::from_millis(50)), ..m.cfg(&k) };
         let t = trap_of(m.name, d.launch(&k, &cfg));
-        assert_eq!(t.kind, TrapKind::BudgetExceeded, "{}", m.name);
+        // A deadline stop has its own kind: it depends on host speed, an instruction budget stop does not.
+        assert_eq!(t.kind, TrapKind::DeadlineExceeded, "{}", m.name);
         assert!(t.detail.contains("deadline"), "{}: {t}", m.name);
     }
 }

@@ -75,5 +75,28 @@ fn link(cx: &mut Ctx, rd: UReg, t: u32) -> Result<Flow, Trap> {
 }
 
 fn out_of_range(cx: &Ctx, t: i64) -> Trap {
-    cx.trap(TrapKind::PcOutOfRange, format!("jump target {t:#x} is negative or not 4-aligned"))
+    cx.trap(TrapKind::PcOutOfRange, jump_target_problem(t, cx.code_len))
+}
+
+/// Says which rule a jump target breaks, so that a jump past the end is not reported as a misalignment.
+fn jump_target_problem(t: i64, code_len: u32) -> String {
+    if t < 0 {
+        format!("jump target {t} is negative")
+    } else if t & 3 != 0 {
+        format!("jump target {t:#x} is not 4-aligned")
+    } else {
+        format!("jump target {t:#x} is past the end of the code (0..{code_len:#x})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jump_target_problem;
+
+    #[test]
+    fn jump_target_reports_name_the_broken_rule() {
+        assert_eq!(jump_target_problem(-8, 16), "jump target -8 is negative");
+        assert_eq!(jump_target_problem(6, 16), "jump target 0x6 is not 4-aligned");
+        assert_eq!(jump_target_problem(16, 16), "jump target 0x10 is past the end of the code (0..0x10)");
+    }
 }

@@ -11,7 +11,11 @@ pub enum TrapKind {
     Breakpoint,
     PcOutOfRange,
     BarrierDeadlock,
+    /// The instruction budget ran out.
     BudgetExceeded,
+    /// The wall-clock deadline passed (kept apart from the budget: a deadline stop depends on host speed, so a
+    /// report must say which limit ended the run).
+    DeadlineExceeded,
 }
 
 impl TrapKind {
@@ -25,6 +29,7 @@ impl TrapKind {
             TrapKind::PcOutOfRange => "PcOutOfRange",
             TrapKind::BarrierDeadlock => "BarrierDeadlock",
             TrapKind::BudgetExceeded => "BudgetExceeded",
+            TrapKind::DeadlineExceeded => "DeadlineExceeded",
         }
     }
 }

@@ -104,8 +104,10 @@ fn item() -> impl Strategy<Value = Item> {
     ]
 }
 
+/// Metadata within the documented limits (`MAX_ARG_BYTES`, `MAX_PRIVATE_BYTES`), which the loader enforces.
 fn meta() -> impl Strategy<Value = KernelMeta> {
-    ("[a-zA-Z0-9_.$ \"\\\\;é\n-]{0,12}", (1u32..=32, 1u32..=4, 1u32..=8), 0u32..=65536, any::<u32>(), any::<u32>())
+    let (args, private) = (lanejit_isa::asm::MAX_ARG_BYTES, lanejit_isa::asm::MAX_PRIVATE_BYTES);
+    ("[a-zA-Z0-9_.$ \"\\\\;é\n-]{0,12}", (1u32..=32, 1u32..=4, 1u32..=8), 0u32..=65536, 0u32..=args, 0u32..=private)
         .prop_map(|(name, (x, y, z), shared_bytes, arg_bytes, private_bytes)| KernelMeta {
             name,
             workgroup: [x, y, z],

@@ -13,9 +13,21 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Seed of program `k` of the campaign with seed `campaign`; `--seed-range` names these directly.
+/// Seed of program `k` of the campaign with seed `campaign`; `--seed-range` names these directly. The low 32
+/// bits of `campaign` go to the seed's upper half; its upper 32 bits (which that shift would drop) are mixed
+/// in by a hash that is zero for zero, so campaigns below 2^32 keep their historical seeds while `7` and
+/// `2^32 + 7` differ.
 pub fn program_seed(campaign: u64, k: u64) -> u64 {
-    campaign.wrapping_shl(32).wrapping_add(k)
+    campaign.wrapping_shl(32).wrapping_add(k) ^ mix64(campaign >> 32)
+}
+
+/// MurmurHash3's 64-bit finaliser: a bijection with `mix64(0) == 0`.
+fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
 }
 
 /// `auto` runs cold for even (seed + state index) and hot (compiled) for odd ones, so both paths are compared.
@@ -131,6 +143,9 @@ pub fn shrink_case(f: &Finding, opts: &Options) -> Option<(GenProgram, StateJson
 
 /// Runs a campaign on `opts.jobs` threads (default: every core).
 pub fn campaign(opts: &Options) -> Result<Summary, String> {
+    if let Some(j) = opts.jobs.filter(|j| !(1..=crate::launch::MAX_THREADS).contains(j)) {
+        return Err(format!("{j} jobs: the limit is 1..={} (MAX_THREADS)", crate::launch::MAX_THREADS));
+    }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
     let t0 = Instant::now();
     // Program k of this run: seed range start + k, or the campaign's k-th seed.

@@ -19,37 +19,47 @@ pub use campaign::{campaign, program_seed, Options, Summary};
 pub use gen::{generate, generate_states, Case, GenConfig};
 pub use oracle::{check, check_kernel, AutoMode, Divergence};
 
+use crate::cli::{parse_seconds, parse_threads, Failed};
 use anyhow::{anyhow, Result};
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Longest `--time` of a campaign (one week).
+pub const MAX_FUZZ_TIME: Duration = Duration::from_secs(7 * 24 * 3600);
+/// Largest `--size` (top-level items of a generated program): generated programs stay small enough that a
+/// campaign's memory is bounded, while far beyond what shrinking and triage find useful.
+pub const MAX_FUZZ_SIZE: usize = 4096;
+/// Most initial states per program (`--states`).
+pub const MAX_FUZZ_STATES: usize = 1024;
 
 /// `lanejit fuzz` arguments.
 #[derive(clap::Args, Debug)]
 pub struct FuzzArgs {
-    /// Campaign seed: program k has seed (SEED << 32) + k.
-    #[arg(long, default_value_t = 0)]
+    /// Campaign seed (any u64): program k has seed (SEED << 32) + k, mixed with a hash of SEED's upper 32 bits
+    /// (see `campaign::program_seed`).
+    #[arg(long, default_value_t = 0, value_parser = parse_u64)]
     pub seed: u64,
     /// Programs to run (default 1000 unless --time is given).
     #[arg(long)]
     pub count: Option<u64>,
-    /// Run for this many seconds (with --count, whichever ends first).
-    #[arg(long)]
-    pub time: Option<f64>,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
+    /// Run for this many seconds (with --count, whichever ends first): finite, above 0, at most 604800.
+    #[arg(long, value_parser = parse_fuzz_time)]
+    pub time: Option<Duration>,
+    /// Worker threads, 1..=256 (default: one per core).
+    #[arg(long, value_parser = parse_threads)]
     pub jobs: Option<usize>,
     /// Run exactly the program seeds A..B (hex with 0x, or decimal); overrides --seed/--count.
     #[arg(long, value_parser = parse_range)]
     pub seed_range: Option<Range<u64>>,
-    /// Largest number of top-level items in a generated main program (structures add their bodies).
-    #[arg(long, default_value_t = GenConfig::default().max_len)]
+    /// Largest number of top-level items in a generated main program (structures add their bodies), 4..=4096.
+    #[arg(long, default_value_t = GenConfig::default().max_len, value_parser = parse_size)]
     pub size: usize,
-    /// Initial states each compiled program is run from.
-    #[arg(long, default_value_t = GenConfig::default().states)]
+    /// Initial states each compiled program is run from, 1..=1024.
+    #[arg(long, default_value_t = GenConfig::default().states, value_parser = parse_states)]
     pub states: usize,
-    /// Percent of programs run as a workgroup of 2-4 waves with barriers and shared memory.
-    #[arg(long, default_value_t = GenConfig::default().group_pct)]
+    /// Percent of programs run as a workgroup of 2-4 waves with barriers and shared memory, 0..=100.
+    #[arg(long, default_value_t = GenConfig::default().group_pct, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub groups: u32,
     /// Print which mnemonics ran with full, partial and empty EXEC.
     #[arg(long)]
@@ -63,8 +73,9 @@ pub struct FuzzArgs {
     /// Stop after the batch in which N divergences have been found (every earlier program has run).
     #[arg(long)]
     pub stop_after: Option<usize>,
-    /// Compile planted JIT bug ID into every kernel (sensitivity measurement; see jit/src/mutants.rs).
-    #[arg(long)]
+    /// Compile planted JIT bug ID into every kernel (sensitivity measurement; the IDs are those of
+    /// jit/src/mutants.rs `CATALOGUE`).
+    #[arg(long, value_parser = parse_mutant)]
     pub mutant: Option<u32>,
     /// Ignore differences in this field (repeatable: lane_ops, retired, pc, exec, fcsr, trap, memory, u, v), e.g.
     /// to look past a known bug that would flood the report.
@@ -73,6 +84,38 @@ pub struct FuzzArgs {
     /// Replay reproducers (`.s` with a `.json` beside it; a directory replays every one) instead of fuzzing.
     #[arg(long)]
     pub replay: Vec<PathBuf>,
+}
+
+fn parse_fuzz_time(s: &str) -> Result<Duration, String> {
+    parse_seconds(s, MAX_FUZZ_TIME, "MAX_FUZZ_TIME")
+}
+
+fn parse_bounded(s: &str, lo: usize, hi: usize, limit_name: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{n} is outside {lo}..={hi} ({limit_name})")),
+        Err(_) => Err(format!("`{s}` is not an integer in {lo}..={hi}")),
+    }
+}
+
+fn parse_size(s: &str) -> Result<usize, String> {
+    // Generated programs draw their length from 4..=size.
+    parse_bounded(s, 4, MAX_FUZZ_SIZE, "MAX_FUZZ_SIZE")
+}
+
+fn parse_states(s: &str) -> Result<usize, String> {
+    parse_bounded(s, 1, MAX_FUZZ_STATES, "MAX_FUZZ_STATES")
+}
+
+/// A planted-bug ID listed in `lanejit_jit::mutants::CATALOGUE`.
+fn parse_mutant(s: &str) -> Result<u32, String> {
+    let id: u32 = s.trim().parse().map_err(|_| format!("`{s}` is not a mutant ID"))?;
+    let ids = || lanejit_jit::mutants::CATALOGUE.iter().map(|m| m.0);
+    if !ids().any(|m| m == id) {
+        let (lo, hi) = (ids().min().unwrap_or(0), ids().max().unwrap_or(0));
+        return Err(format!("no planted bug {id} (IDs between {lo} and {hi}, listed in jit/src/mutants.rs)"));
+    }
+    Ok(id)
 }
 
 fn parse_u64(s: &str) -> Result<u64, String> {
@@ -92,6 +135,15 @@ fn parse_range(s: &str) -> Result<Range<u64>, String> {
     Ok(a..b)
 }
 
+/// Checks that a reproducer can be replayed at all (the files exist, assemble and parse), so that bad input is
+/// reported as such rather than as a divergence.
+fn check_reproducer(source: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(source).map_err(|e| anyhow!("{}: {e}", source.display()))?;
+    lanejit_isa::assemble(&source.display().to_string(), &text).map_err(|e| anyhow!("{e}"))?;
+    crate::cli::load_state(&source.with_extension("json"))?;
+    Ok(())
+}
+
 fn replay(paths: &[PathBuf]) -> Result<()> {
     let mut files = Vec::new();
     for p in paths {
@@ -101,18 +153,22 @@ fn replay(paths: &[PathBuf]) -> Result<()> {
             files.push(p.clone());
         }
     }
+    for f in &files {
+        check_reproducer(f)?;
+    }
     let failed: Vec<String> = files.iter().filter_map(|f| corpus::replay(f).err()).collect();
     for f in &failed {
         eprintln!("DIVERGENCE {f}");
     }
     println!("replayed={} divergences={}", files.len(), failed.len());
     if !failed.is_empty() {
-        std::process::exit(1);
+        return Err(Failed(format!("{} of {} reproducers diverge", failed.len(), files.len())).into());
     }
     Ok(())
 }
 
-/// `lanejit fuzz`: prints progress and a summary line; exits with status 1 when engines diverged.
+/// `lanejit fuzz`: prints progress and a summary line; a divergence (or a harness error) is a [`Failed`]
+/// error (exit code 1).
 pub fn run(a: &FuzzArgs) -> Result<()> {
     if let Some(m) = a.mutant {
         lanejit_jit::mutants::set(Some(m));
@@ -123,7 +179,7 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
     let opts = Options {
         seed: a.seed,
         count: a.count,
-        time: a.time.map(Duration::from_secs_f64),
+        time: a.time,
         seeds: a.seed_range.clone(),
         jobs: a.jobs,
         shrink: !a.no_shrink,
@@ -156,7 +212,7 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
     }
     println!("{}", sum.line());
     if !sum.findings.is_empty() || !sum.errors.is_empty() {
-        std::process::exit(1);
+        return Err(Failed(format!("{} divergences, {} harness errors", sum.findings.len(), sum.errors.len())).into());
     }
     Ok(())
 }

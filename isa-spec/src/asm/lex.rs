@@ -252,6 +252,44 @@ pub(crate) fn is_bare_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "_.$-".contains(c))
 }
 
+/// Most characters of one token an error message repeats.
+pub const MAX_ECHOED_TOKEN_CHARS: usize = 80;
+
+/// `s` with every whitespace-free run longer than [`MAX_ECHOED_TOKEN_CHARS`] cut short (`…` marks the cut; a
+/// closing backtick is kept so that the quoting stays balanced).
+pub(crate) fn elide_long_tokens(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(1024));
+    let mut run = 0usize;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_whitespace() {
+            run = 0;
+            out.push(c);
+            continue;
+        }
+        run += 1;
+        if run <= MAX_ECHOED_TOKEN_CHARS {
+            out.push(c);
+            continue;
+        }
+        // Skip the rest of the run, remembering its last character.
+        let mut last = c;
+        while let Some(&n) = chars.peek() {
+            if n.is_whitespace() {
+                break;
+            }
+            last = n;
+            chars.next();
+        }
+        out.push('…');
+        if last == '`' {
+            out.push('`');
+        }
+        run = 0;
+    }
+    out
+}
+
 /// Levenshtein distance, for suggestions.
 fn distance(a: &[char], b: &[char]) -> usize {
     let mut prev: Vec<usize> = (0..=b.len()).collect();

@@ -39,6 +39,12 @@ pub const MAX_CODE_WORDS: usize = 1 << 28;
 /// Largest workgroup (threads) and shared memory (bytes), from the launch model.
 pub const MAX_WORKGROUP_THREADS: u64 = 1024;
 pub const MAX_SHARED_BYTES: u32 = 64 * 1024;
+/// Largest private memory per lane (bytes), as on GPUs whose scratch per thread is bounded: a full
+/// 1,024-thread workgroup then needs at most 64 MiB of private memory, so `.private` can never ask the host
+/// for terabytes.
+pub const MAX_PRIVATE_BYTES: u32 = 64 * 1024;
+/// Largest kernel argument block (bytes), the classic GPU limit on kernel parameters.
+pub const MAX_ARG_BYTES: u32 = 4096;
 
 /// Launch metadata of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,20 +79,44 @@ impl KernelMeta {
         if self.shared_bytes > MAX_SHARED_BYTES {
             return Err(format!("shared memory of {} bytes exceeds {MAX_SHARED_BYTES}", self.shared_bytes));
         }
-        Ok(())
+        check_private(self.private_bytes)?;
+        check_args(self.arg_bytes)
     }
 }
 
-fn check_workgroup(wg: [u32; 3]) -> Result<(), String> {
+/// Checks a workgroup shape against [`MAX_WORKGROUP_THREADS`]; the product is computed without overflow, so
+/// three large dimensions cannot wrap around to a small thread count.
+pub fn check_workgroup(wg: [u32; 3]) -> Result<(), String> {
     if wg.contains(&0) {
         return Err(format!("workgroup {}x{}x{} has a zero dimension", wg[0], wg[1], wg[2]));
     }
-    let threads = wg.iter().map(|&d| d as u64).product::<u64>();
-    if threads > MAX_WORKGROUP_THREADS {
+    let threads = wg.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
+    match threads {
+        Some(t) if t <= MAX_WORKGROUP_THREADS => Ok(()),
+        _ => Err(format!(
+            "workgroup {}x{}x{} has {} threads, more than {MAX_WORKGROUP_THREADS}",
+            wg[0],
+            wg[1],
+            wg[2],
+            wg.iter().map(|&d| d as u128).product::<u128>()
+        )),
+    }
+}
+
+/// Checks private memory per lane against [`MAX_PRIVATE_BYTES`].
+pub fn check_private(bytes: u32) -> Result<(), String> {
+    if bytes > MAX_PRIVATE_BYTES {
         return Err(format!(
-            "workgroup {}x{}x{} has {threads} threads, more than {MAX_WORKGROUP_THREADS}",
-            wg[0], wg[1], wg[2]
+            "private memory of {bytes} bytes per lane exceeds the limit of {MAX_PRIVATE_BYTES} (MAX_PRIVATE_BYTES)"
         ));
+    }
+    Ok(())
+}
+
+/// Checks a kernel argument block size against [`MAX_ARG_BYTES`].
+pub fn check_args(bytes: u32) -> Result<(), String> {
+    if bytes > MAX_ARG_BYTES {
+        return Err(format!("argument block of {bytes} bytes exceeds the limit of {MAX_ARG_BYTES} (MAX_ARG_BYTES)"));
     }
     Ok(())
 }
@@ -180,6 +210,8 @@ pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
         seen: HashMap::new(),
         pending: Vec::new(),
     };
+    // Editors on some systems start a file with a byte order mark; it is not part of the first statement.
+    let src = src.strip_prefix(BYTE_ORDER_MARK).unwrap_or(src);
     let lines: Vec<&str> = src.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     for (n, raw) in lines.iter().enumerate() {
         if let Err(e) = a.line(n + 1, raw) {
@@ -195,16 +227,21 @@ pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
     }
 }
 
+/// U+FEFF: skipped at the start of a file, reported by name anywhere else (it is invisible in a listing).
+const BYTE_ORDER_MARK: char = '\u{feff}';
+
 impl Asm<'_> {
+    /// Records an error; every token echoed in it is cut to [`lex::MAX_ECHOED_TOKEN_CHARS`] characters, so a
+    /// huge token does not flood the terminal.
     fn push(&mut self, line: usize, raw: &str, e: PErr) {
         let col = raw.get(..e.off).map_or(1, |p| p.chars().count() + 1);
         self.errors.push(AsmError {
             file: self.file.to_string(),
             line,
             col,
-            text: e.text,
-            message: e.message,
-            hint: e.hint,
+            text: lex::elide_long_tokens(&e.text),
+            message: lex::elide_long_tokens(&e.message),
+            hint: e.hint.as_deref().map(lex::elide_long_tokens),
         });
     }
 
@@ -213,6 +250,10 @@ impl Asm<'_> {
     }
 
     fn line(&mut self, n: usize, raw: &str) -> Result<(), PErr> {
+        if let Some(off) = raw.find(BYTE_ORDER_MARK) {
+            let at = Span { text: &raw[off..off + BYTE_ORDER_MARK.len_utf8()], off };
+            return Err(perr(at, "byte order mark (U+FEFF) inside the file (only the first character may be one)".into()));
+        }
         let code = lex::strip_comment(raw);
         let line = lex::split_line(code);
         // A bad label is reported, and the statement after it still assembled, so that addresses stay right.
@@ -325,8 +366,16 @@ impl Asm<'_> {
                 }
                 self.meta.shared_bytes = v;
             }
-            ".args" => self.meta.arg_bytes = u32_arg(args[0], "argument size")?,
-            ".private" => self.meta.private_bytes = u32_arg(args[0], "private memory size")?,
+            ".args" => {
+                let v = u32_arg(args[0], "argument size")?;
+                check_args(v).map_err(|m| perr(args[0], m))?;
+                self.meta.arg_bytes = v;
+            }
+            ".private" => {
+                let v = u32_arg(args[0], "private memory size")?;
+                check_private(v).map_err(|m| perr(args[0], m))?;
+                self.meta.private_bytes = v;
+            }
             _ => {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {

@@ -1,0 +1,328 @@
+//! The `lanejit` command line: argument definitions, their validation (every size and time a user gives is
+//! checked against a documented limit before anything runs), and the exit codes shared by every command.
+//!
+//! `main` parses with [`Cli`], runs [`dispatch`] and exits with [`exit_code`] of the result; the cargo-fuzz
+//! target `cli_args` drives the same parser and validators.
+
+use crate::launch::{check_grid, MAX_DEADLINE, MAX_THREADS};
+use crate::state_json::StateJson;
+use crate::trace::PrintTracer;
+use crate::wave::{self, WaveLimits};
+use crate::{examples, Engine, Kernel};
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Exit status of a command that did what was asked.
+pub const EXIT_OK: i32 = 0;
+/// Exit status when the kernel trapped, gave a wrong answer, or the fuzzer found a divergence.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit status for bad input or usage (clap's own usage errors exit with it too).
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+/// The exit-code section of every command's `--help`.
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 success; 1 the kernel trapped, gave a wrong answer, or the fuzzer \
+found a divergence; 2 bad input or usage.";
+
+/// An outcome that is the guest's (a trap, a wrong answer, a divergence), not the user's input: exit code 1.
+#[derive(Debug)]
+pub struct Failed(pub String);
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Failed {}
+
+/// The exit code of a command's result: [`Failed`] anywhere in the error chain is 1, any other error 2.
+pub fn exit_code(r: &Result<()>) -> i32 {
+    match r {
+        Ok(()) => EXIT_OK,
+        Err(e) if e.chain().any(|c| c.is::<Failed>()) => EXIT_FAILED,
+        Err(_) => EXIT_BAD_INPUT,
+    }
+}
+
+#[derive(Parser)]
+#[command(name = "lanejit", version, about = "A JIT-compiling emulator for a 32-lane GPU instruction set", after_help = EXIT_CODES_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Assemble a kernel to a binary container.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Asm {
+        input: PathBuf,
+        /// The container to write (never the input itself).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Disassemble a binary (container or raw words); the output reassembles to identical bytes.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Disasm { input: PathBuf },
+    /// Print the ISA reference generated from the YAML.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Spec {
+        /// Group name or number (e.g. xlane or 5).
+        #[arg(long)]
+        group: Option<String>,
+        #[arg(long, value_enum, default_value_t = SpecFormat::Md)]
+        format: SpecFormat,
+    },
+    /// Run one wave from a JSON state until `end`, a trap, the budget or the deadline (a trap still writes the
+    /// dump, then exits 1).
+    #[command(after_help = EXIT_CODES_HELP)]
+    Wave(WaveArgs),
+    /// Launch a kernel; with no kernel, run the bundled example and check its answer.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Run(RunArgs),
+    /// Measure the engines on the bundled kernels.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Bench(crate::bench::BenchArgs),
+    /// Differential fuzzing: random programs on every engine, compared with the interpreter.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Fuzz(crate::fuzz::FuzzArgs),
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum SpecFormat {
+    Md,
+    Csv,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct WaveArgs {
+    pub program: PathBuf,
+    #[arg(long)]
+    pub init: Option<PathBuf>,
+    /// Where the final state goes (default: standard output); never the program or the initial state.
+    #[arg(long)]
+    pub dump: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Engine::Interp)]
+    pub engine: Engine,
+    /// Most instructions to retire (default: the state's `budget`, else 10,000,000).
+    #[arg(long)]
+    pub budget: Option<u64>,
+    /// Wall-clock limit in seconds (default 600; at most 604800).
+    #[arg(long, value_parser = parse_deadline)]
+    pub deadline: Option<Duration>,
+    #[arg(long)]
+    pub trace: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Kernel source (.s) or binary; a bundled example name also works (see --list).
+    pub kernel: Option<String>,
+    /// Grid size in workgroups, x[,y[,z]] (at most 4294967295 workgroups in all).
+    #[arg(long, value_parser = parse_grid)]
+    pub grid: Option<[u32; 3]>,
+    /// Workgroup size in threads, x[,y[,z]] (default: the kernel's .workgroup; at most 1024 threads).
+    #[arg(long, value_parser = parse_workgroup)]
+    pub wg: Option<[u32; 3]>,
+    /// A buffer `TYPE:COUNT[:INIT]` (TYPE u32|i32|f32; INIT zero|iota|const=V|rand=SEED); its address is appended
+    /// to the kernel arguments (8 bytes each, in order).
+    #[arg(long = "buffer")]
+    pub buffers: Vec<String>,
+    /// A 32-bit scalar kernel argument appended after the buffers: an integer (`7`, `-1`, `0xff`) or a float
+    /// (`1.5`, `1e5`, `inf`, `nan`).
+    #[arg(long = "arg", allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Engine::Interp)]
+    pub engine: Engine,
+    /// Print every executed instruction with EXEC and the registers it wrote (runs on one thread).
+    #[arg(long)]
+    pub trace: bool,
+    /// Worker threads, 1..=256 (default: one per core).
+    #[arg(long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+    /// Most instructions the whole launch may retire (default 2^40).
+    #[arg(long)]
+    pub budget: Option<u64>,
+    /// Wall-clock limit of the launch in seconds (default 600; at most 604800).
+    #[arg(long, value_parser = parse_deadline)]
+    pub deadline: Option<Duration>,
+    /// Elements of each buffer to print.
+    #[arg(long, default_value_t = 16)]
+    pub show: usize,
+    /// List the bundled examples.
+    #[arg(long)]
+    pub list: bool,
+}
+
+impl RunArgs {
+    /// The options `runcmd` takes (buffers and scalars still as text: `runcmd::parse_inputs` checks them).
+    pub fn options(&self) -> crate::runcmd::RunOptions {
+        crate::runcmd::RunOptions {
+            grid: self.grid, wg: self.wg, buffers: self.buffers.clone(), args: self.args.clone(), engine: self.engine,
+            trace: self.trace, threads: self.threads, show: self.show, budget: self.budget, deadline: self.deadline,
+        }
+    }
+}
+
+fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() > 3 {
+        return Err(format!("`{s}`: expected x[,y[,z]]"));
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p.trim().parse().map_err(|_| format!("`{p}` is not an integer in 1..={}", u32::MAX))?;
+        if d[i] == 0 {
+            return Err(format!("`{s}`: dimensions must be at least 1"));
+        }
+    }
+    Ok(d)
+}
+
+/// A grid: three u32 dimensions whose product is within [`crate::launch::MAX_GRID_WORKGROUPS`].
+pub fn parse_grid(s: &str) -> Result<[u32; 3], String> {
+    let g = parse_dim3(s)?;
+    check_grid(g)?;
+    Ok(g)
+}
+
+/// A workgroup shape of at most [`crate::launch::MAX_WORKGROUP_THREADS`] threads (no wrap-around).
+pub fn parse_workgroup(s: &str) -> Result<[u32; 3], String> {
+    let wg = parse_dim3(s)?;
+    lanejit_isa::asm::check_workgroup(wg)?;
+    Ok(wg)
+}
+
+/// A count of worker threads or jobs: 1..=[`MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{n} threads: the limit is 1..={MAX_THREADS} (MAX_THREADS)")),
+        Err(_) => Err(format!("`{s}` is not an integer in 1..={MAX_THREADS}")),
+    }
+}
+
+/// Seconds as a finite positive number no larger than `max`.
+pub fn parse_seconds(s: &str, max: Duration, limit_name: &str) -> Result<Duration, String> {
+    let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !secs.is_finite() || secs <= 0.0 {
+        return Err(format!("`{s}`: seconds must be a finite number above 0"));
+    }
+    if secs > max.as_secs_f64() {
+        return Err(format!("{secs} s exceeds the limit of {} s ({limit_name})", max.as_secs()));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// A wall-clock deadline for `run` and `wave`, at most [`MAX_DEADLINE`].
+pub fn parse_deadline(s: &str) -> Result<Duration, String> {
+    parse_seconds(s, MAX_DEADLINE, "MAX_DEADLINE")
+}
+
+/// Runs a parsed command line.
+pub fn dispatch(cmd: Cmd) -> Result<()> {
+    match cmd {
+        Cmd::Asm { input, output } => asm(&input, &output),
+        Cmd::Disasm { input } => {
+            let bytes = std::fs::read(&input).with_context(|| format!("reading {}", input.display()))?;
+            let p = lanejit_isa::container::read_any(&bytes).map_err(|e| anyhow!("{}: {e}", input.display()))?;
+            print!("{}", lanejit_isa::disassemble(&p));
+            Ok(())
+        }
+        Cmd::Spec { group, format } => {
+            match format {
+                SpecFormat::Csv => print!("{}", lanejit_isa::docs::csv(group.as_deref()).map_err(|e| anyhow!(e))?),
+                SpecFormat::Md if group.is_some() => bail!("--group goes with --format csv"),
+                SpecFormat::Md => print!("{}", lanejit_isa::docs::markdown()),
+            }
+            Ok(())
+        }
+        Cmd::Wave(a) => run_wave(&a),
+        Cmd::Run(a) => run(a),
+        Cmd::Bench(a) => crate::bench::run(&a),
+        Cmd::Fuzz(a) => crate::fuzz::run(&a),
+    }
+}
+
+/// Refuses to write `output` when it is one of `inputs` (compared as canonical paths, so `./k.s` and `k.s`
+/// are the same file); an output that does not exist yet cannot be an input.
+pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<()> {
+    let Ok(out) = output.canonicalize() else { return Ok(()) };
+    for input in inputs {
+        if input.canonicalize().is_ok_and(|i| i == out) {
+            bail!("refusing to overwrite the input {} with the output", input.display());
+        }
+    }
+    Ok(())
+}
+
+fn asm(input: &Path, output: &Path) -> Result<()> {
+    let src = std::fs::read_to_string(input).with_context(|| format!("reading {}", input.display()))?;
+    let p = lanejit_isa::assemble(&input.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?;
+    refuse_overwrite(output, &[input])?;
+    std::fs::write(output, lanejit_isa::container::write(&p)).with_context(|| format!("writing {}", output.display()))?;
+    eprintln!("{}: {} words, kernel `{}`", output.display(), p.words.len(), p.meta.name);
+    Ok(())
+}
+
+/// A kernel from a `.s` file (assembled) or any other file (a binary container or raw words).
+pub fn load_kernel(path: &Path) -> Result<Kernel> {
+    if path.extension().is_some_and(|e| e == "s") {
+        let src = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        Kernel::from_asm(&path.display().to_string(), &src).map_err(|e| anyhow!("{e}"))
+    } else {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        Kernel::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))
+    }
+}
+
+/// An initial wave state from a file, read strictly ([`StateJson::parse`]).
+pub fn load_state(path: &Path) -> Result<StateJson> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    StateJson::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
+}
+
+fn run_wave(a: &WaveArgs) -> Result<()> {
+    if let Some(dump) = &a.dump {
+        let inputs: Vec<&Path> = std::iter::once(a.program.as_path()).chain(a.init.as_deref()).collect();
+        refuse_overwrite(dump, &inputs)?;
+    }
+    let kernel = load_kernel(&a.program)?;
+    let state = match &a.init {
+        Some(p) => load_state(p)?,
+        None => StateJson::default(),
+    };
+    let limits = WaveLimits {
+        budget: a.budget.or(state.budget).unwrap_or(wave::DEFAULT_WAVE_BUDGET),
+        deadline: Some(a.deadline.unwrap_or(wave::DEFAULT_WAVE_DEADLINE)),
+    };
+    let mut tracer = PrintTracer { out: std::io::stderr() };
+    let out = wave::run_wave_limited(&kernel, &state, a.engine, limits, a.trace.then_some(&mut tracer as _)).map_err(|e| anyhow!(e))?;
+    let json = serde_json::to_string_pretty(&out.to_json())?;
+    match &a.dump {
+        Some(p) => std::fs::write(p, json + "\n").with_context(|| format!("writing {}", p.display()))?,
+        None => println!("{json}"),
+    }
+    eprintln!("retired {} instructions", out.state.retired);
+    match &out.trap {
+        Some(t) => Err(Failed(format!("trap: {t}")).into()),
+        None => Ok(()),
+    }
+}
+
+fn run(a: RunArgs) -> Result<()> {
+    if a.list {
+        for e in examples::all() {
+            println!("{:<12} {}", e.name, e.about);
+        }
+        return Ok(());
+    }
+    let opts = a.options();
+    match a.kernel.as_deref() {
+        None => crate::runcmd::run_example(examples::DEFAULT, &opts),
+        Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => crate::runcmd::run_example(k, &opts),
+        Some(k) => crate::runcmd::run_file(&load_kernel(Path::new(k))?, &opts),
+    }
+}

@@ -1,0 +1,160 @@
+//! Hostile command lines (`tests/hostile/cases.yaml`, the reproducers of issue 11 among them) run through the
+//! built `lanejit` binary: each must end within its timeout with the expected exit code and message, and never
+//! with a panic. The file's header describes the fields.
+//!
+//! `LANEJIT_HOSTILE_BIN=/path/to/lanejit` runs the cases against another build (e.g. one from before a fix,
+//! to see the cases fail there).
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const DEFAULT_TIMEOUT_SECS: u64 = 30;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    /// The issue item the case reproduces (for the reader; not checked).
+    #[allow(dead_code)]
+    item: u32,
+    args: Vec<String>,
+    #[serde(default)]
+    files: BTreeMap<String, String>,
+    #[serde(default)]
+    hex_files: BTreeMap<String, String>,
+    #[serde(default)]
+    repeat: BTreeMap<String, (String, usize)>,
+    exit: i32,
+    #[serde(default)]
+    stderr: Vec<String>,
+    #[serde(default)]
+    not_stderr: Vec<String>,
+    #[serde(default)]
+    stdout: Vec<String>,
+    #[serde(default)]
+    file_contains: BTreeMap<String, String>,
+    max_stderr: Option<usize>,
+    timeout: Option<u64>,
+}
+
+fn load_cases() -> Vec<Case> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases.yaml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn hex_bytes(hex: &str) -> Vec<u8> {
+    (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex in cases.yaml")).collect()
+}
+
+/// A fresh directory for one case, holding its input files.
+fn setup_dir(index: usize, case: &Case) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanejit-hostile-{}-{index}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in &case.files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    for (name, hex) in &case.hex_files {
+        std::fs::write(dir.join(name), hex_bytes(hex)).unwrap();
+    }
+    for (name, (text, count)) in &case.repeat {
+        std::fs::write(dir.join(name), text.repeat(*count)).unwrap();
+    }
+    dir
+}
+
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+/// Runs the binary in `dir`, killing it when `timeout` passes (then `code` is `None`). Output goes to files so
+/// that a chatty child cannot block on a full pipe while we wait.
+fn run(dir: &Path, args: &[String], timeout: Duration) -> Ran {
+    let (out_path, err_path) = (dir.join(".stdout"), dir.join(".stderr"));
+    let start = Instant::now();
+    let binary = std::env::var_os("LANEJIT_HOSTILE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_lanejit").into());
+    let mut child = Command::new(binary)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("the lanejit binary starts");
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    Ran { code, stdout: read(&out_path), stderr: read(&err_path), elapsed: start.elapsed() }
+}
+
+/// Every way the run differs from what the case expects.
+fn problems(case: &Case, dir: &Path, ran: &Ran) -> Vec<String> {
+    let mut out = Vec::new();
+    match ran.code {
+        None => out.push(format!("still running after {:?}: killed", ran.elapsed)),
+        Some(c) if c != case.exit => out.push(format!("exit code {c}, expected {}", case.exit)),
+        Some(_) => {}
+    }
+    if ran.stderr.contains("panicked") || ran.stderr.contains("RUST_BACKTRACE") {
+        out.push("panicked".into());
+    }
+    for s in case.stderr.iter().filter(|s| !ran.stderr.contains(s.as_str())) {
+        out.push(format!("stderr lacks `{s}`"));
+    }
+    for s in case.not_stderr.iter().filter(|s| ran.stderr.contains(s.as_str())) {
+        out.push(format!("stderr has `{s}`"));
+    }
+    for s in case.stdout.iter().filter(|s| !ran.stdout.contains(s.as_str())) {
+        out.push(format!("stdout lacks `{s}`"));
+    }
+    if let Some(max) = case.max_stderr.filter(|&m| ran.stderr.len() > m) {
+        out.push(format!("stderr has {} bytes, more than {max}", ran.stderr.len()));
+    }
+    for (file, s) in &case.file_contains {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        if !text.contains(s.as_str()) {
+            out.push(format!("{file} lacks `{s}`"));
+        }
+    }
+    out
+}
+
+fn clip(s: &str) -> &str {
+    match s.char_indices().nth(600) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+#[test]
+fn hostile_command_lines_fail_cleanly() {
+    let cases = load_cases();
+    assert!(cases.len() >= 50, "only {} cases loaded", cases.len());
+    let mut failures = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let dir = setup_dir(i, case);
+        let ran = run(&dir, &case.args, Duration::from_secs(case.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)));
+        let found = problems(case, &dir, &ran);
+        if !found.is_empty() {
+            failures.push(format!("{}: lanejit {}\n  {}\n  stderr: {}", case.name, case.args.join(" "), found.join("\n  "), clip(&ran.stderr)));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(failures.is_empty(), "{} of {} hostile cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
