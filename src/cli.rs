@@ -134,7 +134,8 @@ pub struct RunArgs {
     /// (`1.5`, `1e5`, `inf`, `nan`).
     #[arg(long = "arg", allow_hyphen_values = true)]
     pub args: Vec<String>,
-    #[arg(long, value_enum, default_value_t = Engine::Interp)]
+    /// The engine (the JIT by default; `interp` is the golden model).
+    #[arg(long, value_enum, default_value_t = Engine::Jit)]
     pub engine: Engine,
     /// Print every executed instruction with EXEC and the registers it wrote (runs on one thread).
     #[arg(long)]

@@ -50,6 +50,7 @@ pub struct LaunchConfig {
     /// Most instructions the whole launch may retire.
     pub budget: u64,
     pub deadline: Option<Duration>,
+    /// The engine (default: the JIT; `Engine::Interp` is the golden model).
     pub engine: Engine,
     /// Worker threads (`None`: rayon's default, one per core).
     pub threads: Option<usize>,
@@ -59,7 +60,7 @@ impl Default for LaunchConfig {
     fn default() -> Self {
         LaunchConfig {
             grid: [1, 1, 1], workgroup: None, args: Vec::new(), shared_bytes: None, private_bytes: None,
-            budget: 1 << 40, deadline: Some(Duration::from_secs(600)), engine: Engine::Interp, threads: None,
+            budget: 1 << 40, deadline: Some(Duration::from_secs(600)), engine: Engine::Jit, threads: None,
         }
     }
 }
