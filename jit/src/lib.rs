@@ -11,4 +11,4 @@ mod fx;
 mod lower;
 pub mod runtime;
 
-pub use runtime::{block_starts, compile, compile_blocks, compile_quick, run, CompiledKernel, Exit, JitError, Tier};
+pub use runtime::{block_starts, compile, compile_blocks, compile_more, compile_quick, run, CompiledKernel, Exit, JitError, Tier};
