@@ -8,9 +8,10 @@ use lanejit_isa::{flag, Insn, KindClass};
 use std::collections::BTreeSet;
 
 /// Most instructions in one block. A longer straight line is cut into blocks that fall through to each other:
-/// blocks are what compiled functions are made of (`runtime::FUNCTION_WEIGHT`), so this bounds the size of a
-/// function, hence its stack frame and its compile time, whatever the kernel's size.
-pub const MAX_BLOCK_INSNS: usize = 256;
+/// blocks are what compiled functions are made of (`runtime::FUNCTION_WEIGHT`, `FUNCTION_CLIF`), so this bounds
+/// the size of a function, hence its stack frame and its compile time, whatever the kernel's size (64 of the
+/// heaviest instructions make about 64,000 CLIF instructions).
+pub const MAX_BLOCK_INSNS: usize = 64;
 
 /// One instruction of a block.
 #[derive(Clone, Copy, Debug)]

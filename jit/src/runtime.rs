@@ -153,6 +153,9 @@ pub struct CompiledKernel {
 /// functions rather than one.
 pub const FUNCTION_WEIGHT: usize = 1024;
 const BLOCK_WEIGHT: usize = 8;
+/// CLIF instructions one function holds at most (plus its last block): guest instructions differ a hundredfold
+/// in the CLIF they become (`v.add` 9, `f.min.f64` about 1,000), and Cranelift's time and frame follow the CLIF.
+pub const FUNCTION_CLIF: usize = 20_000;
 /// Code words one function's entry jump table spans at most (blocks compiled by `auto` may be far apart).
 const FUNCTION_SPAN_WORDS: u32 = 4096;
 
@@ -260,23 +263,18 @@ pub fn compile_more(base: &CompiledKernel, code: &Code, only: &[bool]) -> Result
     compile_onto(code, Some(only), base.tier, Some(base))
 }
 
-/// Splits blocks (in code order) into the groups compiled as one function each.
-fn function_groups(blocks: &[Block]) -> Vec<&[Block]> {
-    let mut groups = Vec::new();
-    let (mut first, mut weight) = (0, 0);
+/// How many of `blocks` (in code order) the next function may hold: up to `FUNCTION_WEIGHT`, spanning at most
+/// `FUNCTION_SPAN_WORDS` (at least one block).
+fn next_group(blocks: &[Block]) -> usize {
+    let mut weight = 0;
     for (i, b) in blocks.iter().enumerate() {
-        let w = b.ops.len() + BLOCK_WEIGHT;
-        let too_far = i > first && b.end().saturating_sub(blocks[first].start) / 4 > FUNCTION_SPAN_WORDS;
-        if i > first && (weight + w > FUNCTION_WEIGHT || too_far) {
-            groups.push(&blocks[first..i]);
-            (first, weight) = (i, 0);
+        weight += b.ops.len() + BLOCK_WEIGHT;
+        let too_far = b.end().saturating_sub(blocks[0].start) / 4 > FUNCTION_SPAN_WORDS;
+        if i > 0 && (weight > FUNCTION_WEIGHT || too_far) {
+            return i;
         }
-        weight += w;
     }
-    if first < blocks.len() {
-        groups.push(&blocks[first..]);
-    }
-    groups
+    blocks.len()
 }
 
 fn compile_onto(code: &Code, only: Option<&[bool]>, tier: Tier, base: Option<&CompiledKernel>) -> Result<CompiledKernel, JitError> {
@@ -298,10 +296,12 @@ fn compile_onto(code: &Code, only: Option<&[bool]>, tier: Tier, base: Option<&Co
     };
     let mut funcs = Vec::new();
     let mut max_frame_bytes = base.map_or(0, |k| k.max_frame_bytes);
-    for group in function_groups(&blocks) {
-        let (id, frame) = define_function(module, &isa, tier, group, &slot_of)?;
+    let mut rest: &[Block] = &blocks;
+    while !rest.is_empty() {
+        let (id, frame, emitted) = define_function(module, &isa, tier, &rest[..next_group(rest)], &slot_of)?;
         max_frame_bytes = max_frame_bytes.max(frame);
-        funcs.push((id, group));
+        funcs.push((id, &rest[..emitted]));
+        rest = &rest[emitted..];
     }
     module.finalize_definitions().map_err(|e| JitError(e.to_string()))?;
     let mut entry_of = base.map_or_else(|| vec![None; code.words.len()], |k| k.entry_of.clone());
@@ -334,9 +334,10 @@ fn entry_signature(ptr: cranelift_codegen::ir::Type) -> Signature {
     sig
 }
 
-/// Builds and compiles one function holding `blocks`; returns it with its frame size.
+/// Builds and compiles one function holding the first blocks of `blocks` (as many as `FUNCTION_CLIF` allows);
+/// returns it with its frame size and the number of blocks it holds.
 fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, tier: Tier,
-                   blocks: &[Block], slot_of: &std::sync::Arc<[u32]>) -> Result<(cranelift_module::FuncId, u32), JitError> {
+                   blocks: &[Block], slot_of: &std::sync::Arc<[u32]>) -> Result<(cranelift_module::FuncId, u32, usize), JitError> {
     let t0 = Instant::now();
     let ptr = module.target_config().pointer_type();
     let sig = entry_signature(ptr);
@@ -345,6 +346,7 @@ fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_co
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let (used_v, used_u) = used_registers(blocks);
+    let emitted;
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut hsig = Signature::new(CallConv::SystemV);
@@ -353,7 +355,7 @@ fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_co
         let helpers = HelperFns { step: helper_step as *const () as usize, mem: helper_mem as *const () as usize, sig: b.import_signature(hsig) };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.slot_of = slot_of.clone();
-        lower::emit_function(&mut fx, blocks);
+        emitted = lower::emit_function(&mut fx, blocks, FUNCTION_CLIF);
         fx.emit_exit_block();
         fx.b.seal_all_blocks();
         fx.b.finalize(isa.frontend_config());
@@ -366,12 +368,12 @@ fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_co
     let frame = ctx.compiled_code().and_then(|c| c.buffer.frame_layout()).map_or(0, |f| f.frame_to_fp_offset);
     if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
         eprintln!("jit: function of {} insns, IR built in {:?}, total {:?}, {} CLIF insts, frame {frame} bytes",
-                  blocks.iter().map(|b| b.ops.len()).sum::<usize>(), t_ir, t0.elapsed(), ctx.func.dfg.num_insts());
+                  blocks[..emitted].iter().map(|b| b.ops.len()).sum::<usize>(), t_ir, t0.elapsed(), ctx.func.dfg.num_insts());
     }
     module.clear_context(&mut ctx);
     CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
     defined?;
-    Ok((id, frame))
+    Ok((id, frame, emitted))
 }
 
 thread_local! {
