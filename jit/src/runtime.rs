@@ -121,9 +121,9 @@ extern "C" fn helper_step(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u
 type EntryFn = unsafe extern "C" fn(*mut WaveState, *mut JitCtx) -> u32;
 
 /// A kernel compiled to host code. Shared by every wave and thread of a launch and across launches.
-/// Its blocks are spread over functions of at most `FUNCTION_WEIGHT` (so that a function's stack frame and
-/// compile time are bounded whatever the kernel's size); a block jumps directly to the blocks of its own
-/// function and returns to the run loop for the others.
+/// Its blocks are spread over functions bounded by `FUNCTION_WEIGHT` and `FUNCTION_CLIF` (so that a function's
+/// stack frame and compile time are bounded whatever the kernel's size); a block jumps directly to the blocks
+/// of its own function and returns to the run loop for the others.
 pub struct CompiledKernel {
     /// Per code word: the function that enters the compiled block starting there.
     entry_of: Vec<Option<EntryFn>>,
@@ -145,8 +145,8 @@ pub struct CompiledKernel {
 }
 
 /// Guest instructions one compiled function holds at most, each block weighing its instructions plus
-/// `BLOCK_WEIGHT` (a block's head and exits cost about as much CLIF as two simple instructions, and more in
-/// the register allocator, see below). Cranelift's costs grow faster than linearly with a function's size: its
+/// `BLOCK_WEIGHT` (a block's head, budget check and exits make about as much CLIF as two `v.add`s, and cost
+/// the register allocator more, see below). Cranelift's costs grow faster than linearly with a function's size: its
 /// single-pass allocator gives every spilled value a slot of its own (so the frame grows with the function:
 /// about 110 bytes per `v.add` in quick code), and keeps the values that cold blocks (laid out last) use live
 /// across every block in between (time quadratic in the blocks). So a kernel is compiled as many bounded
