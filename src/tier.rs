@@ -59,6 +59,8 @@ struct TierState {
     current: Option<Arc<CompiledKernel>>,
     /// Hot blocks at the last whole compilation (see `WHOLE_RECOMPILE_BLOCKS`).
     whole: usize,
+    /// Blocks compiled by every compilation so far, counted once per compilation that compiled them.
+    blocks_compiled: usize,
     /// Compilation failed once: stay on the interpreter (the error is the JIT's to report under `--engine jit`).
     failed: bool,
 }
@@ -91,6 +93,7 @@ impl Tiers {
         st.hot.iter_mut().for_each(|h| *h = false);
         st.current = None;
         st.whole = 0;
+        st.blocks_compiled = 0;
         st.failed = false;
         self.heat.iter().for_each(|h| h.store(0, Relaxed));
         self.crossed.store(0, Relaxed);
@@ -107,6 +110,12 @@ impl Tiers {
     /// early so that the decision is taken soon.
     pub fn compiles_as_hot(&self) -> bool {
         !matches!(self.threshold.load(Relaxed), 0 | u32::MAX)
+    }
+
+    /// Blocks compiled by all compilations since the last reset (a block recompiled counts again): the
+    /// compile work tiering has done, linear in the hot blocks (see `WHOLE_RECOMPILE_BLOCKS`).
+    pub fn blocks_compiled(&self) -> usize {
+        self.state.lock().expect("tier state").blocks_compiled
     }
 
     /// The newest compiled code, if any block is compiled.
@@ -180,6 +189,8 @@ impl Tiers {
             match result {
                 Ok(ck) => {
                     self.compiled.store(n, Relaxed);
+                    let before = st.hot.iter().filter(|&&h| h).count();
+                    st.blocks_compiled += if base.is_some() { n - before } else { n };
                     if base.is_none() {
                         st.whole = n;
                     }

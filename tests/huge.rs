@@ -73,12 +73,23 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Runs `k` on every engine that compiles, in a launch and in a lone wave.
+/// Runs `k` on every engine that compiles, in a launch and in a lone wave; `auto` also with a threshold of
+/// one start, so that its hot set grows to the whole kernel chunk by chunk (it runs only eight times otherwise:
+/// cold, interpreted).
 fn runs_everywhere(k: &Kernel, n: usize, what: &str) {
     for engine in [Engine::Jit, Engine::Auto] {
         launch_and_check(k, engine, n, what);
         wave_and_check(k, engine, n, what);
     }
+    k.tiers.reset(1);
+    launch_and_check(k, Engine::Auto, n, &format!("{what}, every block hot"));
+    let ck = k.tiers.current().expect("compiled blocks");
+    assert!(ck.guest_insns * 2 > count_insns(k), "{what}: auto compiled {} instructions", ck.guest_insns);
+    k.tiers.reset(lanejit::tier::auto_threshold());
+}
+
+fn count_insns(k: &Kernel) -> usize {
+    lanejit_jit::blocks::discover(&k.code).iter().map(|b| b.ops.len()).sum()
 }
 
 /// Both tiers; each compiled function's frame is within `FRAME_LIMIT`, and the kernel was split.
@@ -186,6 +197,30 @@ fn compiling_more_blocks_costs_only_the_new_ones() {
     assert_eq!(more.guest_insns, insns_in(&k, &all), "every block compiled once");
     assert_eq!(more.guest_insns - base.guest_insns, insns_in(&k, &all) - insns_in(&k, &most));
     assert!(t_more * 10 < base.compile_time, "100 new blocks took {t_more:?}, the {} before {:?}", starts.len() - 100, base.compile_time);
+}
+
+/// Blocks getting hot a few at a time, as reported by chunk ends: the blocks compiled in all recompilations
+/// together stay within a small multiple of the hot set (each recompilation compiled every hot block before:
+/// quadratic), and the result is exact.
+#[test]
+fn auto_recompilation_work_is_linear_in_the_hot_blocks() {
+    let n = 3_000;
+    let k = chain(n);
+    let starts: Vec<usize> = lanejit_jit::block_starts(&k.code).iter().map(|&pc| (pc / 4) as usize).collect();
+    let threshold = 8;
+    k.tiers.reset(threshold);
+    let step = 40;
+    let mut hot = 0;
+    while hot < starts.len() {
+        let next = (hot + step).min(starts.len());
+        // One chunk end: blocks hot..next started `threshold` times.
+        k.tiers.profiled(&k.code, |hits| starts[hot..next].iter().for_each(|&w| hits[w] = threshold));
+        hot = next;
+    }
+    let total = k.tiers.blocks_compiled();
+    assert!(total <= 4 * starts.len(), "{total} blocks compiled for {} hot ones, {step} at a time", starts.len());
+    assert_eq!(k.tiers.current().expect("compiled").guest_insns, count_insns(&k));
+    launch_and_check(&k, Engine::Auto, n, "chain compiled in steps");
 }
 
 /// A staircase: iteration i of an outer loop runs the first i of `m` chained blocks, so block j starts
