@@ -13,8 +13,8 @@ use std::time::Duration;
 /// Worker threads' stack: Rust's default for spawned threads (rayon's workers and the test harness's too).
 const WORKER_STACK: usize = 2 << 20;
 /// The largest frame any compiled function may have. A function holds at most `FUNCTION_WEIGHT` guest
-/// instructions, so this holds whatever the kernel's size; a quarter of a worker's stack leaves room for the
-/// runtime's frames below it.
+/// instructions and about `FUNCTION_CLIF` CLIF instructions, so this holds whatever the kernel's size; a quarter
+/// of a worker's stack leaves room for the runtime's frames below it.
 const FRAME_LIMIT: u32 = (WORKER_STACK / 4) as u32;
 const GRID: u32 = 8;
 const ARGS: u64 = 0x1_0000_0000;
@@ -34,7 +34,8 @@ fn straight_line(n: usize) -> Kernel {
 }
 
 fn chain(n: usize) -> Kernel {
-    kernel(&(0..n).map(|i| format!("l{i}:\n    v.add.i v1, v1, 1\n    j l{}\n", i + 1)).collect::<String>().replace(&format!("j l{n}\n"), &format!("j l{n}\nl{n}:\n")))
+    let blocks: String = (0..n).map(|i| format!("l{i}:\n    v.add.i v1, v1, 1\n    j l{}\n", i + 1)).collect();
+    kernel(&format!("{blocks}l{n}:\n"))
 }
 
 /// Launches `k` on `engine` over `GRID` workgroups on two worker threads; every lane must hold `n`.
