@@ -1,6 +1,7 @@
 //! `auto` tiering, block by block: waves run in the interpreter (or in the compiled code of the blocks already
 //! hot, which hands every other block to the interpreter), counting how often each block starts. A block that
-//! has started `threshold` times joins the hot set, and the kernel is compiled anew with every hot block;
+//! has started `threshold` times joins the hot set, and the kernel is compiled anew with every hot block (or,
+//! for large hot sets, only the new blocks are compiled, onto the current code: see `WHOLE_RECOMPILE_BLOCKS`);
 //! the new code replaces the old for chunks that start afterwards (chunks already running keep theirs).
 //! One thread compiles at a time; the others go on running meanwhile.
 
@@ -30,6 +31,13 @@ fn threshold_from_env(name: &str) -> Option<u32> {
     if v == "never" { Some(u32::MAX) } else { v.parse().ok() }
 }
 
+/// Hot sets of up to this many blocks are always compiled whole, so that their blocks chain directly. A larger
+/// set is compiled whole only once it has doubled since its last whole compilation; in between, each
+/// recompilation compiles just the blocks that became hot, onto the current code. Compile time is then linear in
+/// the number of hot blocks, however many recompilations it takes (each whole one costs at most twice the
+/// blocks added since the previous one).
+pub const WHOLE_RECOMPILE_BLOCKS: usize = 256;
+
 pub struct Tiers {
     /// Word indices of block starts.
     starts: Vec<usize>,
@@ -51,6 +59,10 @@ struct TierState {
     /// Per code word: the block starting there is in the compiled set.
     hot: Vec<bool>,
     current: Option<Arc<CompiledKernel>>,
+    /// Hot blocks at the last whole compilation (see `WHOLE_RECOMPILE_BLOCKS`).
+    whole: usize,
+    /// Blocks compiled by every compilation so far, counted once per compilation that compiled them.
+    blocks_compiled: usize,
     /// Compilation failed once: stay on the interpreter (the error is the JIT's to report under `--engine jit`).
     failed: bool,
 }
@@ -83,6 +95,8 @@ impl Tiers {
         let mut st = self.state.lock().expect("tier state");
         st.hot.iter_mut().for_each(|h| *h = false);
         st.current = None;
+        st.whole = 0;
+        st.blocks_compiled = 0;
         st.failed = false;
         self.heat.iter().for_each(|h| h.store(0, Relaxed));
         self.crossed.store(0, Relaxed);
@@ -106,6 +120,12 @@ impl Tiers {
     /// `current` has code at least that new).
     pub fn generation(&self) -> u64 {
         self.generation.load(Acquire)
+    }
+
+    /// Blocks compiled by all compilations since the last reset (a block recompiled counts again): the
+    /// compile work tiering has done, linear in the hot blocks (see `WHOLE_RECOMPILE_BLOCKS`).
+    pub fn blocks_compiled(&self) -> usize {
+        self.state.lock().expect("tier state").blocks_compiled
     }
 
     /// The newest compiled code, if any block is compiled.
@@ -165,20 +185,30 @@ impl Tiers {
         if self.compiling.swap(true, Relaxed) {
             return;
         }
-        let same = {
+        let n = hot.iter().filter(|&&h| h).count();
+        let (same, base) = {
             let st = self.state.lock().expect("tier state");
-            st.failed || st.hot == hot && st.current.is_some()
+            let base = st.current.clone().filter(|_| n > WHOLE_RECOMPILE_BLOCKS && n < 2 * st.whole);
+            (st.failed || st.hot == hot && st.current.is_some(), base)
         };
         if !same {
             if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
                 let pcs: Vec<String> = (0..hot.len()).filter(|&i| hot[i]).map(|i| format!("{:#x}", 4 * i)).collect();
-                eprintln!("tiering: optimising blocks at {}", pcs.join(" "));
+                eprintln!("tiering: optimising blocks at {}{}", pcs.join(" "), if base.is_some() { " (the new ones onto the current code)" } else { "" });
             }
-            let result = lanejit_jit::compile_blocks(code, Some(&hot), lanejit_jit::Tier::Opt);
+            let result = match &base {
+                Some(b) => lanejit_jit::compile_more(b, code, &hot),
+                None => lanejit_jit::compile_blocks(code, Some(&hot), lanejit_jit::Tier::Opt),
+            };
             let mut st = self.state.lock().expect("tier state");
             match result {
                 Ok(ck) => {
-                    self.compiled.store(hot.iter().filter(|&&h| h).count(), Relaxed);
+                    self.compiled.store(n, Relaxed);
+                    let before = st.hot.iter().filter(|&&h| h).count();
+                    st.blocks_compiled += if base.is_some() { n - before } else { n };
+                    if base.is_none() {
+                        st.whole = n;
+                    }
                     st.current = Some(Arc::new(ck));
                     st.hot = hot;
                     self.generation.fetch_add(1, Release);

@@ -1,10 +1,17 @@
 //! Basic-block discovery over the pre-decoded code. Blocks end at control flow, at EXEC writers (so EXEC is
 //! constant inside a block and each block can be specialised for a full EXEC), before a branch target, and at
-//! illegal words (which become an `Interpret` terminal: the interpreter reports them precisely).
+//! illegal words (which become an `Interpret` terminal: the interpreter reports them precisely), and after
+//! `MAX_BLOCK_INSNS` instructions (so that a kernel of any size splits into bounded compiled functions).
 
 use lanejit_interp::Code;
 use lanejit_isa::{flag, Insn, KindClass};
 use std::collections::BTreeSet;
+
+/// Most instructions in one block. A longer straight line is cut into blocks that fall through to each other:
+/// blocks are what compiled functions are made of (`runtime::FUNCTION_WEIGHT`, `FUNCTION_CLIF`), so this bounds
+/// the size of a function, hence its stack frame and its compile time, whatever the kernel's size (64 of the
+/// heaviest instructions make about 64,000 CLIF instructions).
+pub const MAX_BLOCK_INSNS: usize = 64;
 
 /// One instruction of a block.
 #[derive(Clone, Copy, Debug)]
@@ -70,10 +77,13 @@ pub fn discover(code: &Code) -> Vec<Block> {
     starts.insert(0);
     let mut blocks: Vec<Block> = Vec::new();
     for (pc, op) in linear {
-        if starts.contains(&pc) || blocks.is_empty() || blocks.last().unwrap().interp_at.is_some() || blocks.last().unwrap().ops.last().is_some_and(|o| ends_block(&o.insn)) {
+        let ends_here = blocks.last().is_none_or(|b: &Block| {
+            b.interp_at.is_some() || b.ops.len() >= MAX_BLOCK_INSNS || b.ops.last().is_some_and(|o| ends_block(&o.insn))
+        });
+        if starts.contains(&pc) || ends_here {
             blocks.push(Block { start: pc, ops: Vec::new(), interp_at: None });
         }
-        let b = blocks.last_mut().unwrap();
+        let b = blocks.last_mut().expect("a block was pushed above");
         match op {
             Some((insn, len)) => b.ops.push(Op { pc, insn, len }),
             None => b.interp_at = Some(pc),

@@ -64,8 +64,9 @@ pub struct Fx<'a> {
     /// EXEC as 8 lane masks, computed once at the start of a masked block variant (EXEC is constant inside a
     /// block), so that each masked write costs one select per slice.
     exec_lanes: Option<Vec32>,
-    /// Window-cache slot of each word's vector access (`runtime::NO_SLOT` for others).
-    pub slot_of: Vec<u32>,
+    /// Window-cache slot of each word's vector access (`runtime::NO_SLOT` for others); shared by the kernel's
+    /// functions (one per word of the whole code).
+    pub slot_of: std::sync::Arc<[u32]>,
     /// The compiler this function is built for (what variants blocks get, whether they count their starts).
     pub tier: crate::runtime::Tier,
     /// `JitCtx::hits`, loaded once at entry (quick code counts block starts there).
@@ -99,7 +100,7 @@ impl<'a> Fx<'a> {
         let mut fx = Fx {
             b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
             block_exec: None, exit_block, trap_exit, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
-            fcsr_plain: false, exec_lanes: None, slot_of: Vec::new(), tier, hits: None,
+            fcsr_plain: false, exec_lanes: None, slot_of: std::sync::Arc::from(Vec::new()), tier, hits: None,
             lowering: Default::default(), noted: false,
         };
         if tier == crate::runtime::Tier::Quick {

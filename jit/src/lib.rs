@@ -1,7 +1,7 @@
 //! lanejit's JIT: basic blocks from the decoder, lowered to Cranelift IR over 32-lane values (8 × I32X4 per
-//! vector register), compiled to one host function per kernel. Instructions not compiled natively run in the
-//! interpreter, called from compiled code; traps are always reported by the interpreter, so they are identical
-//! under both engines.
+//! vector register), compiled to host functions of bounded size (one for a small kernel). Instructions not
+//! compiled natively run in the interpreter, called from compiled code; traps are always reported by the
+//! interpreter, so they are identical under both engines.
 
 pub mod blocks;
 pub mod mutants;
@@ -11,4 +11,7 @@ mod fx;
 mod lower;
 pub mod runtime;
 
-pub use runtime::{block_starts, compile, compile_blocks, compile_quick, registers_written, run, CompiledKernel, Exit, JitError, Lowering, Tier};
+pub use runtime::{
+    block_starts, compile, compile_blocks, compile_more, compile_quick, registers_written, run, CompiledKernel, Exit, JitError,
+    Lowering, Tier,
+};

@@ -1,5 +1,6 @@
-//! Compiling a kernel into one host function, and running waves on it. The compiled function enters at the
-//! wave's pc (a jump table over block starts), chains blocks directly, and returns an [`Exit`] status; the run
+//! Compiling a kernel into host functions of bounded size, and running waves on it. A compiled function enters
+//! at the wave's pc (a jump table over its block starts), chains its blocks directly, and returns an [`Exit`]
+//! status (`Continue` to go on in a block of another function); the run
 //! loop hands single instructions to the interpreter where the compiled code asks for it (the `Interpret`
 //! terminal), so execution always resumes in compiled code at the next block start.
 
@@ -13,7 +14,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Linkage, Module};
+use cranelift_module::Module;
 use lanejit_interp::{exec, Code, Memory, Stop, Trap, WaveEnv, WaveState};
 use lanejit_isa::{UREGS, VREGS};
 use std::mem::offset_of;
@@ -157,28 +158,63 @@ extern "C" fn helper_step(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u
 type EntryFn = unsafe extern "C" fn(*mut WaveState, *mut JitCtx) -> u32;
 
 /// A kernel compiled to host code. Shared by every wave and thread of a launch and across launches.
+/// Its blocks are spread over functions bounded by `FUNCTION_WEIGHT` and `FUNCTION_CLIF` (so that a function's
+/// stack frame and compile time are bounded whatever the kernel's size); a block jumps directly to the blocks
+/// of its own function and returns to the run loop for the others.
 pub struct CompiledKernel {
-    entry: EntryFn,
-    /// Block starts (byte pcs) the entry can dispatch to.
-    starts: Vec<bool>,
+    /// Per code word: the function that enters the compiled block starting there.
+    entry_of: Vec<Option<EntryFn>>,
+    /// Time spent compiling this kernel (with the kernel it extends, if any).
     pub compile_time: Duration,
     pub guest_insns: usize,
-    /// Window-cache entries the code uses (one per vector access it compiles), and each word's entry.
+    /// Window-cache entries the code uses (one per vector access in the code), and each word's entry.
     pub mem_slots: usize,
-    slot_of: Vec<u32>,
+    slot_of: std::sync::Arc<[u32]>,
     /// Unique per compilation in this process (1, 2, …).
     pub id: u64,
     pub tier: Tier,
     /// Every way each compiled instruction may run (by pc, sorted): several when an inline path has a
     /// fallback, or the block's variants differ.
     pub lowering: Vec<(u32, Lowering)>,
-    _module: ModuleHolder,
+    /// Compiled functions, and the largest stack frame among them (bytes below the frame pointer: spill
+    /// slots, saved registers, outgoing arguments).
+    pub functions: usize,
+    pub max_frame_bytes: u32,
+    /// The code memory: this compilation's, and that of the kernel it extends (whose functions it calls).
+    modules: Vec<std::sync::Arc<ModuleHolder>>,
 }
 
-/// The module owns the code memory; it is never touched after finalisation, so sharing it is sound.
-struct ModuleHolder(#[allow(dead_code)] JITModule);
+/// Guest instructions one compiled function holds at most, each block weighing its instructions plus
+/// `BLOCK_WEIGHT` (a block's head, budget check and exits make about as much CLIF as two `v.add`s, and cost
+/// the register allocator more, see below). Cranelift's costs grow faster than linearly with a function's size: its
+/// single-pass allocator gives every spilled value a slot of its own (so the frame grows with the function:
+/// about 110 bytes per `v.add` in quick code), and keeps the values that cold blocks (laid out last) use live
+/// across every block in between (time quadratic in the blocks). So a kernel is compiled as many bounded
+/// functions rather than one.
+pub const FUNCTION_WEIGHT: usize = 1024;
+const BLOCK_WEIGHT: usize = 8;
+/// CLIF instructions one function holds at most (plus its last block): guest instructions differ a hundredfold
+/// in the CLIF they become (`v.add` 9, `f.min.f64` about 1,000), and Cranelift's time and frame follow the CLIF.
+pub const FUNCTION_CLIF: usize = 20_000;
+/// Code words one function's entry jump table spans at most (blocks compiled by `auto` may be far apart).
+const FUNCTION_SPAN_WORDS: u32 = 4096;
+
+/// Owns the code memory of one compilation and frees it when the last kernel using it drops. Compiled code
+/// runs only inside `run`, whose caller holds the `CompiledKernel` (and so this) for the whole call.
+struct ModuleHolder(std::mem::ManuallyDrop<JITModule>);
+// SAFETY: the module is only read (its code run) after finalisation, and freed once, by the last owner.
 unsafe impl Send for ModuleHolder {}
 unsafe impl Sync for ModuleHolder {}
+
+impl Drop for ModuleHolder {
+    fn drop(&mut self) {
+        // SAFETY: taken once, here; no kernel refers to this code any more (they hold an `Arc` to `self`).
+        let module = unsafe { std::mem::ManuallyDrop::take(&mut self.0) };
+        // SAFETY: nothing can call into the code: the last `CompiledKernel` holding it is being dropped, and
+        // `run` borrows its kernels for as long as compiled code runs.
+        unsafe { module.free_memory() };
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 #[error("JIT compilation failed: {0}")]
@@ -237,14 +273,15 @@ pub fn registers_written(code: &Code) -> (Vec<usize>, Vec<usize>) {
     ((0..VREGS).filter(|&r| v[r]).collect(), (0..UREGS).filter(|&r| u[r]).collect())
 }
 
-/// One window-cache slot per vector access the blocks contain: (slot of each word, number of slots).
-fn window_slots(code: &Code, blocks: &[Block]) -> (Vec<u32>, usize) {
+/// One window-cache slot per vector or uniform access in the code: (slot of each word, number of slots).
+/// Numbered over the whole code, so that a kernel extending another shares its numbering.
+fn window_slots(code: &Code) -> (Vec<u32>, usize) {
     let mut slot_of = vec![NO_SLOT; code.words.len()];
     let mut n = 0;
-    for op in blocks.iter().flat_map(|b| &b.ops) {
-        if let lanejit_isa::Insn::Mem(m) = &op.insn {
+    for (w, d) in code.decoded.iter().enumerate() {
+        if let Ok((lanejit_isa::Insn::Mem(m), _)) = d {
             if Access::of(m).is_some() || UniformAccess::of(m).is_some() {
-                slot_of[(op.pc / 4) as usize] = n as u32;
+                slot_of[w] = n as u32;
                 n += 1;
             }
         }
@@ -269,24 +306,103 @@ pub fn block_starts(code: &Code) -> Vec<u32> {
 /// Compiles the blocks whose start word is set in `only` (all blocks for `None`); entering any other block
 /// returns to the run loop, which interprets until it reaches a compiled block (`auto` tiering).
 pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<CompiledKernel, JitError> {
+    compile_onto(code, only, tier, None)
+}
+
+/// `base` plus the blocks of `only` it does not compile, compiled with `base`'s tier: only the new blocks are
+/// compiled (in time proportional to them), and `base`'s code is shared, not copied.
+pub fn compile_more(base: &CompiledKernel, code: &Code, only: &[bool]) -> Result<CompiledKernel, JitError> {
+    compile_onto(code, Some(only), base.tier, Some(base))
+}
+
+/// How many of `blocks` (in code order) the next function may hold: up to `FUNCTION_WEIGHT`, spanning at most
+/// `FUNCTION_SPAN_WORDS` (at least one block).
+fn next_group(blocks: &[Block]) -> usize {
+    let mut weight = 0;
+    for (i, b) in blocks.iter().enumerate() {
+        weight += b.ops.len() + BLOCK_WEIGHT;
+        let too_far = b.end().saturating_sub(blocks[0].start) / 4 > FUNCTION_SPAN_WORDS;
+        if i > 0 && (weight > FUNCTION_WEIGHT || too_far) {
+            return i;
+        }
+    }
+    blocks.len()
+}
+
+fn compile_onto(code: &Code, only: Option<&[bool]>, tier: Tier, base: Option<&CompiledKernel>) -> Result<CompiledKernel, JitError> {
     let t0 = Instant::now();
     let mut blocks = discover(code);
-    if let Some(keep) = only {
-        blocks.retain(|b| keep.get((b.start / 4) as usize).copied().unwrap_or(false));
-    }
+    blocks.retain(|b| {
+        let wanted = only.is_none_or(|keep| keep.get((b.start / 4) as usize).copied().unwrap_or(false));
+        wanted && !base.is_some_and(|k| k.is_start(b.start))
+    });
     let isa = isa(tier)?;
-    let mut module = JITModule::new(JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names()));
-    let ptr = module.target_config().pointer_type();
+    let mut holder = ModuleHolder(std::mem::ManuallyDrop::new(JITModule::new(JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names()))));
+    let module = &mut *holder.0;
+    let (slot_of, mem_slots) = match base {
+        Some(k) => (k.slot_of.clone(), k.mem_slots),
+        None => {
+            let (s, n) = window_slots(code);
+            (std::sync::Arc::from(s), n)
+        }
+    };
+    let mut funcs = Vec::new();
+    let mut max_frame_bytes = base.map_or(0, |k| k.max_frame_bytes);
+    let mut rest: &[Block] = &blocks;
+    let mut lowering = base.map_or_else(Vec::new, |k| k.lowering.clone());
+    while !rest.is_empty() {
+        let (id, frame, emitted, lowered) = define_function(module, &isa, tier, &rest[..next_group(rest)], &slot_of)?;
+        lowering.extend(lowered);
+        max_frame_bytes = max_frame_bytes.max(frame);
+        funcs.push((id, &rest[..emitted]));
+        rest = &rest[emitted..];
+    }
+    module.finalize_definitions().map_err(|e| JitError(e.to_string()))?;
+    let mut entry_of = base.map_or_else(|| vec![None; code.words.len()], |k| k.entry_of.clone());
+    for &(id, group) in &funcs {
+        // SAFETY: every function was built with exactly this signature (`entry_signature`).
+        let entry = unsafe { std::mem::transmute::<*const u8, EntryFn>(module.get_finalized_function(id)) };
+        for b in group {
+            entry_of[(b.start / 4) as usize] = Some(entry);
+        }
+    }
+    lowering.sort_unstable();
+    let new_insns: usize = blocks.iter().map(|b| b.ops.len()).sum();
+    if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
+        eprintln!("jit: {new_insns} insns in {} functions (largest frame {max_frame_bytes} bytes), total {:?}", funcs.len(), t0.elapsed());
+    }
+    let mut modules = base.map_or_else(Vec::new, |k| k.modules.clone());
+    modules.push(std::sync::Arc::new(holder));
+    Ok(CompiledKernel {
+        entry_of, compile_time: base.map_or(Duration::ZERO, |k| k.compile_time) + t0.elapsed(),
+        guest_insns: base.map_or(0, |k| k.guest_insns) + new_insns, mem_slots, slot_of,
+        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), tier, lowering,
+        functions: base.map_or(0, |k| k.functions) + funcs.len(), max_frame_bytes, modules,
+    })
+}
+
+/// What every compiled function is called with: (state, context) -> exit status.
+fn entry_signature(ptr: cranelift_codegen::ir::Type) -> Signature {
     let mut sig = Signature::new(CallConv::SystemV);
     sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
     sig.returns.push(AbiParam::new(I32));
-    let id = module.declare_function("kernel", Linkage::Local, &sig).map_err(|e| JitError(e.to_string()))?;
+    sig
+}
+
+/// Builds and compiles one function holding the first blocks of `blocks` (as many as `FUNCTION_CLIF` allows);
+/// returns it with its frame size and the number of blocks it holds.
+fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, tier: Tier,
+                   blocks: &[Block], slot_of: &std::sync::Arc<[u32]>) -> Result<(cranelift_module::FuncId, u32, usize, Vec<(u32, Lowering)>), JitError> {
+    let t0 = Instant::now();
+    let ptr = module.target_config().pointer_type();
+    let sig = entry_signature(ptr);
+    let id = module.declare_anonymous_function(&sig).map_err(|e| JitError(e.to_string()))?;
     let (mut ctx, mut fctx) = CONTEXTS.with(|c| c.take()).unwrap_or_else(|| (module.make_context(), FunctionBuilderContext::new()));
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
-    let (used_v, used_u) = used_registers(&blocks);
-    let (slot_of, mem_slots) = window_slots(code, &blocks);
-    let lowering;
+    let (used_v, used_u) = used_registers(blocks);
+    let emitted;
+    let lowering: Vec<(u32, Lowering)>;
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut hsig = Signature::new(CallConv::SystemV);
@@ -295,7 +411,7 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<
         let helpers = HelperFns { step: helper_step as *const () as usize, mem: helper_mem as *const () as usize, sig: b.import_signature(hsig) };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.slot_of = slot_of.clone();
-        lower::emit_kernel(&mut fx, &blocks, code.len_bytes());
+        emitted = lower::emit_function(&mut fx, blocks, FUNCTION_CLIF);
         fx.emit_exit_block();
         fx.b.seal_all_blocks();
         lowering = std::mem::take(&mut fx.lowering).into_iter().collect();
@@ -305,24 +421,16 @@ pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<
     if std::env::var_os("LANEJIT_JIT_CLIF").is_some() {
         eprintln!("{}", ctx.func.display());
     }
-    module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")))?;
+    let defined = module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")));
+    let frame = ctx.compiled_code().and_then(|c| c.buffer.frame_layout()).map_or(0, |f| f.frame_to_fp_offset);
     if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
-        eprintln!("jit: {} insns, IR built in {:?}, total {:?}, {} CLIF insts", blocks.iter().map(|b| b.ops.len()).sum::<usize>(), t_ir, t0.elapsed(), ctx.func.dfg.num_insts());
+        eprintln!("jit: function of {} insns, IR built in {:?}, total {:?}, {} CLIF insts, frame {frame} bytes",
+                  blocks[..emitted].iter().map(|b| b.ops.len()).sum::<usize>(), t_ir, t0.elapsed(), ctx.func.dfg.num_insts());
     }
     module.clear_context(&mut ctx);
     CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
-    module.finalize_definitions().map_err(|e| JitError(e.to_string()))?;
-    let entry = module.get_finalized_function(id);
-    let mut starts = vec![false; code.words.len()];
-    for b in &blocks {
-        starts[(b.start / 4) as usize] = true;
-    }
-    Ok(CompiledKernel {
-        // SAFETY: the function was built with exactly this signature.
-        entry: unsafe { std::mem::transmute::<*const u8, EntryFn>(entry) },
-        starts, compile_time: t0.elapsed(), guest_insns: blocks.iter().map(|b| b.ops.len()).sum(), mem_slots, slot_of,
-        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), tier, lowering, _module: ModuleHolder(module),
-    })
+    defined?;
+    Ok((id, frame, emitted, lowering))
 }
 
 thread_local! {
@@ -333,7 +441,15 @@ thread_local! {
 
 impl CompiledKernel {
     fn is_start(&self, pc: u32) -> bool {
-        pc.is_multiple_of(4) && self.starts.get((pc / 4) as usize).copied().unwrap_or(false)
+        self.entry_at(pc).is_some()
+    }
+
+    /// The function that runs the compiled block starting at `pc`.
+    fn entry_at(&self, pc: u32) -> Option<EntryFn> {
+        if !pc.is_multiple_of(4) {
+            return None;
+        }
+        self.entry_of.get((pc / 4) as usize).copied().flatten()
     }
 }
 
@@ -348,8 +464,8 @@ pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut 
     let mut left = max_steps;
     let mut interpret_next = false;
     while left > 0 {
-        let ck = if interpret_next { None } else { tiers.iter().find(|ck| ck.is_start(w.pc)) };
-        let Some(ck) = ck else {
+        let ck = if interpret_next { None } else { tiers.iter().find_map(|ck| ck.entry_at(w.pc).map(|e| (ck, e))) };
+        let Some((ck, entry)) = ck else {
             interpret_next = false;
             if let Some(h) = hits.as_deref_mut().and_then(|h| h.get_mut((w.pc / 4) as usize)) {
                 *h = h.saturating_add(1);
@@ -368,7 +484,7 @@ pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut 
         let status = with_hits(hits.as_deref_mut(), code.words.len(), |hits| {
             let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None, windows, slot_of: &ck.slot_of, hits, interpreted: 0 };
             // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
-            let status = unsafe { (ck.entry)(w, &mut cx) };
+            let status = unsafe { entry(w, &mut cx) };
             (status, cx.trap.take(), cx.interpreted)
         });
         let (status, trap, interpreted) = status;

@@ -94,14 +94,21 @@ fn lower_op(fx: &mut Fx, insn: &Insn, site: &Site) -> Lowered {
     }
 }
 
-/// Emits the entry dispatch and every block.
-pub fn emit_kernel(fx: &mut Fx, blocks: &[Block], code_len: u32) {
+/// Emits one compiled function: its entry dispatch and its blocks (consecutive in the code), until the
+/// function holds `clif_limit` CLIF instructions (at least one block); returns how many blocks it emitted. A
+/// jump to a block left out exits to the run loop, which enters the function compiling it. The jump table
+/// spans only the words these blocks cover, so the kernel's functions together cost time linear in its size.
+pub fn emit_function(fx: &mut Fx, blocks: &[Block], clif_limit: usize) -> usize {
     let heads: HashMap<u32, ir::Block> = blocks.iter().map(|b| (b.start, fx.b.create_block())).collect();
+    let first_word = blocks.first().map_or(0, |b| b.start / 4);
+    let end_word = blocks.iter().map(|b| b.end().max(b.interp_at.map_or(0, |pc| pc + 4)).div_ceil(4)).max().unwrap_or(first_word);
     let other = fx.b.create_block();
     let pc = fx.b.ins().load(I32, crate::fx::flags(), fx.state, crate::fx::PC_OFFSET);
-    let index = fx.b.ins().ushr_imm_u(pc, 2);
+    let word = fx.b.ins().ushr_imm_u(pc, 2);
+    // A pc below the first word wraps to a huge index, which the table's default takes.
+    let index = fx.b.ins().iadd_imm_s(word, -(first_word as i64));
     let default = ir::BlockCall::new(other, [], &mut fx.b.func.dfg.value_lists);
-    let table: Vec<ir::BlockCall> = (0..code_len / 4)
+    let table: Vec<ir::BlockCall> = (first_word..end_word)
         .map(|w| ir::BlockCall::new(*heads.get(&(w * 4)).unwrap_or(&other), [], &mut fx.b.func.dfg.value_lists))
         .collect();
     let jt = fx.b.create_jump_table(JumpTableData::new(default, &table));
@@ -109,9 +116,17 @@ pub fn emit_kernel(fx: &mut Fx, blocks: &[Block], code_len: u32) {
     fx.b.switch_to_block(other);
     let s = fx.b.ins().iconst(I32, Exit::Interpret as i64);
     fx.b.ins().jump(fx.exit_block, &[s.into(), pc.into()]);
-    for b in blocks {
-        emit_block(fx, b, &heads);
+    let mut emitted = 0;
+    while emitted < blocks.len() && (emitted == 0 || fx.b.func.dfg.num_insts() < clif_limit) {
+        emit_block(fx, &blocks[emitted], &heads);
+        emitted += 1;
     }
+    for b in &blocks[emitted..] {
+        fx.b.switch_to_block(heads[&b.start]);
+        fx.clear_dirty();
+        fx.exit(Exit::Continue, b.start);
+    }
+    emitted
 }
 
 /// The registers a block names (loaded into variables when it begins).
