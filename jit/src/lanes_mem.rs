@@ -208,6 +208,7 @@ pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut W
     // The instruction's cached window (same space and direction) spares the region lookup.
     let cached = window.as_deref().filter(|c| c.host != 0 && first.wrapping_sub(c.lo) < c.span + CONTIGUOUS_BYTES)
         .map(|c| HostRegion { lo: c.lo, len: c.span + CONTIGUOUS_BYTES, host: c.host as *mut u8 });
+    let from_cache = cached.is_some();
     let Some(region) = cached.or_else(|| mem.host_region(a.sp, first, a.is_store())) else { return false };
     let bytes = a.bytes as u64;
     // Access sizes are powers of two: a mask, not a division, tests alignment (this loop is hot).
@@ -218,7 +219,9 @@ pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut W
     if !(0..LANES).filter(|&l| exec >> l & 1 == 1).take(checked).all(|l| fits(addrs[l])) {
         return false;
     }
-    if let Some(entry) = window.filter(|_| region.len >= CONTIGUOUS_BYTES) {
+    // Only a region found anew is cached (rewriting an entry from itself would change nothing, or, with a
+    // planted span bug, grow it on every call).
+    if let Some(entry) = window.filter(|_| !from_cache && region.len >= CONTIGUOUS_BYTES) {
         // Mutant 108: the cached span is the region's length (inline accesses may run past its end). Mutant
         // 100: the span allows for one lane's word, not for the 32 lanes of an inline access.
         let span = if crate::mutants::active(108) {
