@@ -78,6 +78,8 @@ fn waves_at_different_barriers_deadlock_with_a_report() {
         let t = trap_of(m.name, d.launch(&k, &m.cfg(&k)));
         assert_eq!(t.kind, TrapKind::BarrierDeadlock, "{}: {t}", m.name);
         assert!(t.detail.contains("wave 0 at 0x8") && t.detail.contains("wave 1 at 0x10"), "{}: {t}", m.name);
+        // The report names the wave at the other barrier (not wave 0, whatever waited first), and its pc.
+        assert_eq!((t.wave, t.pc, t.workgroup), (1, 0x10, [0, 0, 0]), "{}: {t}", m.name);
     }
 }
 
