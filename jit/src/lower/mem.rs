@@ -127,14 +127,7 @@ fn inline_check(fx: &mut Fx, a: &Access, slot: u32) -> (Value, Value) {
     // Mutant 101: the alignment test dropped.
     let low_bits = fx.b.ins().band_imm_u(lo, if crate::mutants::active(101) { 0 } else { 3 });
     let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low_bits, 0);
-    let ctx_flags = crate::fx::flags();
-    let windows = fx.b.ins().load(I64, ctx_flags, fx.ctx, CTX_WINDOWS_OFFSET);
-    let at = (slot as usize * std::mem::size_of::<Window>()) as i32;
-    let w_lo = fx.b.ins().load(I64, ctx_flags, windows, at);
-    let w_span = fx.b.ins().load(I64, ctx_flags, windows, at + 8);
-    let w_host = fx.b.ins().load(I64, ctx_flags, windows, at + 16);
-    let rel = fx.b.ins().isub(lo, w_lo);
-    let inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span);
+    let (inside, rel, w_host) = in_window(fx, slot, lo);
     let mut ok = fx.b.ins().band(contiguous, aligned);
     ok = fx.b.ins().band(ok, inside);
     if a.sp != Sp::Shared {
@@ -147,6 +140,20 @@ fn inline_check(fx: &mut Fx, a: &Access, slot: u32) -> (Value, Value) {
     // Mutant 109: the host address leaves out the immediate (the check included it).
     let rel = if crate::mutants::active(109) { fx.b.ins().iadd_imm_s(rel, -(a.imm as i64)) } else { rel };
     (ok, fx.b.ins().iadd(w_host, rel))
+}
+
+/// Is guest address `lo` inside the cached window of `slot` (`lo - window.lo <= window.span`, unsigned)?
+/// Returns (inside, lo - window.lo, the window's host address).
+pub fn in_window(fx: &mut Fx, slot: u32, lo: Value) -> (Value, Value, Value) {
+    let ctx_flags = crate::fx::flags();
+    let windows = fx.b.ins().load(I64, ctx_flags, fx.ctx, CTX_WINDOWS_OFFSET);
+    let at = (slot as usize * std::mem::size_of::<Window>()) as i32;
+    let w_lo = fx.b.ins().load(I64, ctx_flags, windows, at);
+    let w_span = fx.b.ins().load(I64, ctx_flags, windows, at + 8);
+    let w_host = fx.b.ins().load(I64, ctx_flags, windows, at + 16);
+    let rel = fx.b.ins().isub(lo, w_lo);
+    let inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span);
+    (inside, rel, w_host)
 }
 
 /// u[rs2]:u[rs2+1] + sext(imm) for global and constant; for shared, (u[rs2] + imm) mod 2^32 (adding a lane's

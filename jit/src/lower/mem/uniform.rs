@@ -6,8 +6,6 @@
 
 use super::super::{Lowered, Site};
 use crate::fx::Fx;
-use crate::lanes_mem::Window;
-use crate::runtime::CTX_WINDOWS_OFFSET;
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, MemFlagsData, Value};
 use lanejit_isa::{MemInsn, UReg};
 
@@ -96,14 +94,7 @@ fn inline_check(fx: &mut Fx, a: &UniformAccess, slot: u32) -> (Value, Value) {
     let mask = if crate::mutants::active(130) { 0 } else { a.bytes as i64 - 1 };
     let low_bits = fx.b.ins().band_imm_u(addr, mask);
     let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low_bits, 0);
-    let ctx_flags = crate::fx::flags();
-    let windows = fx.b.ins().load(I64, ctx_flags, fx.ctx, CTX_WINDOWS_OFFSET);
-    let at = (slot as usize * std::mem::size_of::<Window>()) as i32;
-    let w_lo = fx.b.ins().load(I64, ctx_flags, windows, at);
-    let w_span = fx.b.ins().load(I64, ctx_flags, windows, at + 8);
-    let w_host = fx.b.ins().load(I64, ctx_flags, windows, at + 16);
-    let rel = fx.b.ins().isub(addr, w_lo);
-    let inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span);
+    let (inside, rel, w_host) = super::in_window(fx, slot, addr);
     let ok = fx.b.ins().band(aligned, inside);
     (ok, fx.b.ins().iadd(w_host, rel))
 }
