@@ -5,6 +5,7 @@
 use crate::examples::{self, Size};
 use crate::{Device, Engine, Kernel, LaunchConfig};
 use lanejit_jit::Tier;
+use crate::cli::Failed;
 use anyhow::{anyhow, Result};
 use std::time::{Duration, Instant};
 
@@ -74,15 +75,23 @@ pub struct BenchRow {
     pub jit_interpreted_pct: f64,
 }
 
+/// A launch whose trap is the kernel's failure (exit 1), not bad input (a refused configuration: exit 2).
+fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<crate::LaunchStats> {
+    device.launch(kernel, cfg).map_err(|e| match e {
+        crate::LaunchError::Trap { .. } => Failed(e.to_string()).into(),
+        e => e.into(),
+    })
+}
+
 /// One checked launch; returns (launch time, native time, retired, lane-ops, interpreted).
 fn once(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, threads: usize) -> Result<(Duration, Duration, u64, u64, u64)> {
     let device = Device::new()?;
     let setup = (ex.setup)(&device, size).map_err(|e| anyhow!(e))?;
     let cfg = LaunchConfig { engine, threads: Some(threads), ..setup.cfg.clone() };
     let start = Instant::now();
-    let stats = device.launch(kernel, &cfg)?;
+    let stats = launch(&device, kernel, &cfg)?;
     let took = start.elapsed();
-    (setup.check)(&device).map_err(|e| anyhow!("{}: wrong answer on {engine:?}: {e}", ex.name))?;
+    (setup.check)(&device).map_err(|e| Failed(format!("{}: wrong answer on {engine:?}: {e}", ex.name)))?;
     let n0 = Instant::now();
     (setup.native)();
     Ok((took, n0.elapsed(), stats.retired, stats.lane_ops, stats.interpreted))
@@ -170,11 +179,11 @@ fn profile(chosen: &[&examples::Example], size: Size, launches: u32) -> Result<(
         let cfg = LaunchConfig { engine: Engine::Jit, threads: Some(1), ..setup.cfg.clone() };
         let t0 = Instant::now();
         for _ in 0..launches {
-            device.launch(&kernel, &cfg)?;
+            launch(&device, &kernel, &cfg)?;
         }
         let per = t0.elapsed().as_secs_f64() * 1e3 / launches.max(1) as f64;
         // Kernels that update memory in place (saxpy, histogram) are checked only after their first launch.
-        let verdict = if launches == 1 { (setup.check)(&device).map_err(|e| anyhow!(e))? } else { "not checked".into() };
+        let verdict = if launches == 1 { (setup.check)(&device).map_err(|e| Failed(format!("{}: wrong answer: {e}", ex.name)))? } else { "not checked".into() };
         println!("{:<12} {launches} launches, {per:.3} ms each ({verdict})", ex.name);
     }
     Ok(())
