@@ -98,18 +98,11 @@ impl<'k> Runner<'k> {
                tracer: Option<&mut (dyn Tracer + '_)>, windows: &mut WindowCache) -> Result<Stop, Trap> {
         let kernel = self.kernel;
         let code = &kernel.code;
-        let r0 = w.retired;
-        // The interpreter alone: all of it is interpreted (compiled runs count their own hand-overs).
-        let interpreted_all = |w: &WaveState, windows: &mut WindowCache| windows.interpreted += w.retired - r0;
         match (self.engine, tracer) {
             (Engine::Jit, None) if kernel.promote.compiles_everything() => match kernel.compiled() {
                 Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, None, windows),
                 // `launch` compiles before it starts, so this is only reached by callers that did not check.
-                Err(_) => {
-                    let r = run(code, w, mem, env, max_steps, None);
-                    interpreted_all(w, windows);
-                    r
-                }
+                Err(_) => interpreted(w, windows, |w| run(code, w, mem, env, max_steps, None))
             },
             (Engine::Jit, None) => match kernel.quick() {
                 // Hot blocks run in the optimised code, every other block in the quick code, which counts block
@@ -123,11 +116,7 @@ impl<'k> Runner<'k> {
                     let hits = self.counts.next(&kernel.promote, code);
                     lanejit_jit::run(codes, code, w, mem, env, max_steps, Some(hits), windows)
                 }
-                Err(_) => {
-                    let r = run(code, w, mem, env, max_steps, None);
-                    interpreted_all(w, windows);
-                    r
-                }
+                Err(_) => interpreted(w, windows, |w| run(code, w, mem, env, max_steps, None))
             },
             (Engine::Auto, None) if kernel.tiers.compiles_everything() => {
                 Runner::new(kernel, Engine::Jit).run(w, mem, env, max_steps, None, windows)
@@ -137,20 +126,21 @@ impl<'k> Runner<'k> {
                 let hits = self.counts.next(&kernel.tiers, code);
                 match &self.opt {
                     Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, Some(hits), windows),
-                    None => {
-                        let r = run_counting(code, w, mem, env, max_steps, hits);
-                        interpreted_all(w, windows);
-                        r
-                    }
+                    None => interpreted(w, windows, |w| run_counting(code, w, mem, env, max_steps, hits)),
                 }
             }
-            (_, tracer) => {
-                let r = run(code, w, mem, env, max_steps, tracer);
-                interpreted_all(w, windows);
-                r
-            }
+            (_, tracer) => interpreted(w, windows, |w| run(code, w, mem, env, max_steps, tracer)),
         }
     }
+}
+
+/// Runs `f` on the interpreter alone: every instruction it retires counts as interpreted (compiled runs count
+/// their own hand-overs in `WindowCache::interpreted`).
+fn interpreted<R>(w: &mut WaveState, windows: &mut WindowCache, f: impl FnOnce(&mut WaveState) -> R) -> R {
+    let r0 = w.retired;
+    let r = f(w);
+    windows.interpreted += w.retired - r0;
+    r
 }
 
 /// Runs up to `max_steps` instructions of one wave (a [`Runner`] for one chunk, harvested at its end: callers

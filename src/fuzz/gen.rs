@@ -98,18 +98,14 @@ pub fn tables() -> &'static Tables {
     })
 }
 
-/// Alignment of an access, from the size token of its mnemonic (`b128`, `u16`, `f32`, …); 16 if none.
-pub fn access_align(mnemonic: &str) -> u64 {
-    for tok in mnemonic.split('.').rev() {
-        let bits: Option<u64> = tok.get(1..).and_then(|n| n.parse().ok());
-        if let (Some(c), Some(b)) = (tok.chars().next(), bits) {
-            if "busif".contains(c) && b >= 8 {
-                // b96 is three dwords at 4-byte alignment; the others are naturally aligned.
-                return if b == 96 { 4 } else { b / 8 };
-            }
-        }
+/// Alignment of an access, from the ISA tables (YAML `access`): natural for 1, 2, 4, 8, 16 and 32 bytes, 4 for
+/// b96 (three dwords); 16 for instructions without one (image ops).
+pub fn access_align(info: &InsnInfo) -> u64 {
+    match info.access {
+        Some(a) if a.bytes.is_power_of_two() => a.bytes as u64,
+        Some(_) => 4,
+        None => 16,
     }
-    16
 }
 
 /// A valid fcsr value: a static rounding mode (0..=4) and the two flush bits.
@@ -215,7 +211,7 @@ impl Gen {
         };
         let info = id.info();
         let mut o = self.random_op(id);
-        let align = access_align(info.mnemonic);
+        let align = access_align(info);
         let pos = |n: &str| info.operands.iter().position(|x| x.name == n);
         let a64 = pos("rs1").is_some_and(|i| info.operands[i].kind().pair && info.operands[i].kind().class == KindClass::VReg);
         let writes = info.has(flag::ST);
