@@ -7,7 +7,7 @@ use crate::{Engine, Kernel};
 use crate::tier::Tiers;
 use lanejit_interp::{run, run_counting, Code, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
 use lanejit_jit::lanes_mem::WindowCache;
-use lanejit_jit::CompiledKernel;
+use lanejit_jit::{CompiledKernel, NextWave};
 use std::sync::Arc;
 
 /// Runs chunks of waves of one kernel on one engine, keeping between chunks the optimised code it last took
@@ -92,17 +92,19 @@ impl<'k> Runner<'k> {
 
     /// Runs up to `max_steps` instructions of one wave. Tracing always interprets (it observes every instruction).
     /// `windows` carries the compiled code's memory windows between chunks: one per worker and launch (shared
-    /// memory must stay at the same host address while it is used).
+    /// memory must stay at the same host address while it is used). With `next`, a wave's end goes on with
+    /// the next wave it gives (in compiled code or in the run loop; `env` follows), until it gives none;
+    /// `max_steps` counts the instructions of all the waves.
     #[allow(clippy::too_many_arguments)]
-    pub fn run(&mut self, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
-               tracer: Option<&mut (dyn Tracer + '_)>, windows: &mut WindowCache) -> Result<Stop, Trap> {
+    pub fn run(&mut self, w: &mut WaveState, mem: &mut dyn Memory, env: &mut WaveEnv, max_steps: u64,
+               tracer: Option<&mut (dyn Tracer + '_)>, windows: &mut WindowCache, next: Option<&mut dyn NextWave>) -> Result<Stop, Trap> {
         let kernel = self.kernel;
         let code = &kernel.code;
         match (self.engine, tracer) {
             (Engine::Jit, None) if kernel.promote.compiles_everything() => match kernel.compiled() {
-                Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, None, windows),
+                Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, None, windows, next),
                 // `launch` compiles before it starts, so this is only reached by callers that did not check.
-                Err(_) => interpreted(w, windows, |w| run(code, w, mem, env, max_steps, None))
+                Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None))
             },
             (Engine::Jit, None) => match kernel.quick() {
                 // Hot blocks run in the optimised code, every other block in the quick code, which counts block
@@ -114,33 +116,42 @@ impl<'k> Runner<'k> {
                         None => &[quick],
                     };
                     let hits = self.counts.next(&kernel.promote, code);
-                    lanejit_jit::run(codes, code, w, mem, env, max_steps, Some(hits), windows)
+                    lanejit_jit::run(codes, code, w, mem, env, max_steps, Some(hits), windows, next)
                 }
-                Err(_) => interpreted(w, windows, |w| run(code, w, mem, env, max_steps, None))
+                Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None))
             },
             (Engine::Auto, None) if kernel.tiers.compiles_everything() => {
-                Runner::new(kernel, Engine::Jit).run(w, mem, env, max_steps, None, windows)
+                Runner::new(kernel, Engine::Jit).run(w, mem, env, max_steps, None, windows, next)
             }
             (Engine::Auto, None) => {
                 self.refresh();
                 let hits = self.counts.next(&kernel.tiers, code);
                 match &self.opt {
-                    Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, Some(hits), windows),
-                    None => interpreted(w, windows, |w| run_counting(code, w, mem, env, max_steps, hits)),
+                    Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, Some(hits), windows, next),
+                    None => interpreted(w, env, max_steps, windows, next, |w, env, n| run_counting(code, w, mem, env, n, hits)),
                 }
             }
-            (_, tracer) => interpreted(w, windows, |w| run(code, w, mem, env, max_steps, tracer)),
+            (_, mut tracer) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, tracer.as_deref_mut())),
         }
     }
 }
 
-/// Runs `f` on the interpreter alone: every instruction it retires counts as interpreted (compiled runs count
-/// their own hand-overs in `WindowCache::interpreted`).
-fn interpreted<R>(w: &mut WaveState, windows: &mut WindowCache, f: impl FnOnce(&mut WaveState) -> R) -> R {
-    let r0 = w.retired;
-    let r = f(w);
-    windows.interpreted += w.retired - r0;
-    r
+/// Runs the interpreter (`f` runs up to n instructions of the wave in `w`) for up to `max_steps` instructions,
+/// going on with the waves `next` gives when one ends. Every instruction counts as interpreted (compiled runs
+/// count their own hand-overs in `WindowCache::interpreted`).
+fn interpreted(w: &mut WaveState, env: &mut WaveEnv, max_steps: u64, windows: &mut WindowCache, mut next: Option<&mut dyn NextWave>,
+               mut f: impl FnMut(&mut WaveState, &WaveEnv, u64) -> Result<Stop, Trap>) -> Result<Stop, Trap> {
+    let mut left = max_steps;
+    loop {
+        let r0 = w.retired;
+        let r = f(w, env, left);
+        windows.interpreted += w.retired - r0;
+        left -= w.retired - r0;
+        match r {
+            Ok(Stop::End) if next.as_deref_mut().is_some_and(|n| n.next(w, env)) => {}
+            r => return r,
+        }
+    }
 }
 
 /// Runs up to `max_steps` instructions of one wave (a [`Runner`] for one chunk, harvested at its end: callers
@@ -148,5 +159,5 @@ fn interpreted<R>(w: &mut WaveState, windows: &mut WindowCache, f: impl FnOnce(&
 #[allow(clippy::too_many_arguments)]
 pub fn run_chunk(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
                  tracer: Option<&mut (dyn Tracer + '_)>, windows: &mut WindowCache) -> Result<Stop, Trap> {
-    Runner::new(kernel, engine).run(w, mem, env, max_steps, tracer, windows)
+    Runner::new(kernel, engine).run(w, mem, &mut env.clone(), max_steps, tracer, windows, None)
 }

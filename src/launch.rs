@@ -7,6 +7,7 @@ use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
 use crate::engine::Runner;
 use lanejit_jit::lanes_mem::WindowCache;
+use lanejit_jit::NextWave;
 use lanejit_interp::{Lanes, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -99,6 +100,12 @@ struct LaunchCtx<'a> {
     written: &'a (Vec<usize>, Vec<usize>),
     /// The kernel may write a register the ABI sets to the same value in every workgroup (v0..v2, u0:u1).
     writes_launch_abi: bool,
+    /// The kernel has no barrier, so each wave runs to its end before the next starts: the waves of a worker
+    /// take turns in one wave state (set up as each starts), which stays in the host's L1 cache.
+    one_state: bool,
+    /// Besides, no wave has private memory: the waves run back to back, each started by the one before
+    /// (`Batch`), so a worker's run enters compiled code once per chunk of instructions, not once per wave.
+    batched: bool,
     args_addr: u64,
     shared_bytes: u32,
     private_bytes: u32,
@@ -185,6 +192,10 @@ fn workgroup_id(grid: [u32; 3], i: u64) -> [u32; 3] {
 /// Runs the workgroups `range` on one worker, stopping at the first trap (a lower workgroup's trap stops it too).
 fn run_workgroups(cx: &LaunchCtx, range: std::ops::Range<u64>) {
     let mut worker = Worker::new(cx);
+    if cx.batched {
+        worker.run_batched(range);
+        return;
+    }
     for i in range.clone() {
         if preempted(cx, i) {
             return;
@@ -230,7 +241,8 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
     let writes_launch_abi = written.0.iter().any(|&r| r < 3) || written.1.iter().any(|&r| r < 2);
     let start = Instant::now();
     Ok(LaunchCtx {
-        device, kernel, args_addr: allocs.args_addr(), allocs, env, abis: wave_abis(wg), written, writes_launch_abi, shared_bytes, private_bytes,
+        device, kernel, args_addr: allocs.args_addr(), allocs, env, abis: wave_abis(wg), written, writes_launch_abi,
+        one_state: !kernel.may_wait_at_barrier(), batched: !kernel.may_wait_at_barrier() && private_bytes == 0, shared_bytes, private_bytes,
         budget: cfg.budget, engine: cfg.engine, start, deadline: cfg.deadline.map(|d| start + d), retired: AtomicU64::new(0),
         interpreted: AtomicU64::new(0), lane_ops: AtomicU64::new(0), trapped: AtomicBool::new(false), first_trap: Mutex::new(None),
     })
@@ -288,6 +300,65 @@ fn wave_abis(wg_size: [u32; 3]) -> Vec<WaveAbi> {
         .collect()
 }
 
+/// Gives `w` the ABI's initial state of wave `wi` of workgroup `wg_id`: the registers the kernel writes zeroed,
+/// the ids and the argument address too when `whole_abi` (else `w` holds them already).
+fn reset_wave(cx: &LaunchCtx, w: &mut WaveState, wi: usize, wg_id: [u32; 3], whole_abi: bool) {
+    let abi = &cx.abis[wi];
+    for &r in &cx.written.0 {
+        w.v[r] = [0; LANES];
+    }
+    for &r in &cx.written.1 {
+        w.u[r] = 0;
+    }
+    if whole_abi {
+        w.v[..3].copy_from_slice(&abi.ids);
+        w.set_u64_pair(lanejit_isa::UReg(0), cx.args_addr);
+    }
+    w.u[2..5].copy_from_slice(&wg_id);
+    (w.exec, w.pc, w.fcsr, w.retired, w.lane_ops) = (abi.exec, 0, 0, 0, 0);
+}
+
+/// The waves one worker runs back to back when a launch allows it (`LaunchCtx::batched`): wave `wave` of
+/// workgroup `wg` (in launch order) is the one running; `next` sets up the following one, which compiled code
+/// then starts without returning to the run loop. It crosses into the next workgroup of the worker's run only
+/// when no shared memory needs clearing, and stops when any workgroup has trapped.
+struct Batch<'c, 'a> {
+    cx: &'c LaunchCtx<'a>,
+    wg: u64,
+    end: u64,
+    wave: usize,
+    /// Instructions and lane-ops of the waves ended by `next` since the worker last took them.
+    ended: (u64, u64),
+}
+
+impl Batch<'_, '_> {
+    /// The wave after the running one: (workgroup index, wave index).
+    fn following(&self) -> (u64, usize) {
+        if self.wave + 1 < self.cx.abis.len() { (self.wg, self.wave + 1) } else { (self.wg + 1, 0) }
+    }
+
+    fn env(&self) -> WaveEnv {
+        WaveEnv { wave_id: self.wave as u32, wg_id: workgroup_id(self.cx.env.grid, self.wg), ..self.cx.env }
+    }
+}
+
+impl NextWave for Batch<'_, '_> {
+    fn next(&mut self, w: &mut WaveState, env: &mut WaveEnv) -> bool {
+        let cx = self.cx;
+        let (wg, wave) = self.following();
+        if wg != self.wg && (wg >= self.end || cx.shared_bytes > 0 || cx.trapped.load(Relaxed)) {
+            return false;
+        }
+        self.ended.0 += w.retired;
+        self.ended.1 += w.lane_ops;
+        (self.wg, self.wave) = (wg, wave);
+        *env = self.env();
+        // The ids differ between the waves of a workgroup; with one wave per workgroup they are still there.
+        reset_wave(cx, w, wave, env.wg_id, cx.writes_launch_abi || cx.abis.len() > 1);
+        true
+    }
+}
+
 /// Where a wave of a workgroup stands (shared with the fuzzer's workgroup runner, `fuzz::group`, so that it
 /// schedules waves exactly as a launch does).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -327,7 +398,7 @@ impl<'c, 'a> Worker<'c, 'a> {
     fn new(cx: &'c LaunchCtx<'a>) -> Self {
         let n = cx.abis.len();
         Worker {
-            cx, waves: vec![WaveState::default(); n], status: vec![WaveStatus::Running; n],
+            cx, waves: vec![WaveState::default(); if cx.one_state { 1 } else { n }], status: vec![WaveStatus::Running; n],
             shared: vec![0; cx.shared_bytes as usize + SHARED_RED_ZONE],
             private: vec![0; cx.private_bytes as usize * LANES * n],
             runner: Runner::new(cx.kernel, cx.engine), windows: WindowCache::default(), retired: 0, lane_ops: 0,
@@ -337,25 +408,17 @@ impl<'c, 'a> Worker<'c, 'a> {
 
     /// Sets every wave to the ABI's initial state for workgroup `wg_id`, and clears shared and private memory.
     /// Registers the kernel never writes keep what the previous workgroup left: zero, or the ABI's value when
-    /// that is the same in every workgroup (thread ids, the argument address).
+    /// that is the same in every workgroup (thread ids, the argument address). With one wave state for all
+    /// waves (`LaunchCtx::one_state`), each wave is set up just before it starts instead.
     fn start_workgroup(&mut self, wg_id: [u32; 3]) {
         let cx = self.cx;
-        let whole_abi = cx.writes_launch_abi || !self.started;
-        for (w, abi) in self.waves.iter_mut().zip(&cx.abis) {
-            for &r in &cx.written.0 {
-                w.v[r] = [0; LANES];
+        if !cx.one_state {
+            let whole_abi = cx.writes_launch_abi || !self.started;
+            for wi in 0..self.waves.len() {
+                self.reset_wave(wi, wi, wg_id, whole_abi);
             }
-            for &r in &cx.written.1 {
-                w.u[r] = 0;
-            }
-            if whole_abi {
-                w.v[..3].copy_from_slice(&abi.ids);
-                w.set_u64_pair(lanejit_isa::UReg(0), cx.args_addr);
-            }
-            w.u[2..5].copy_from_slice(&wg_id);
-            (w.exec, w.pc, w.fcsr, w.retired, w.lane_ops) = (abi.exec, 0, 0, 0, 0);
+            self.started = true;
         }
-        self.started = true;
         self.status.fill(WaveStatus::Running);
         // (Most kernels have neither: skip the calls.)
         if cx.shared_bytes > 0 {
@@ -364,6 +427,18 @@ impl<'c, 'a> Worker<'c, 'a> {
         if !self.private.is_empty() {
             self.private.fill(0);
         }
+    }
+
+    fn reset_wave(&mut self, slot: usize, wi: usize, wg_id: [u32; 3], whole_abi: bool) {
+        reset_wave(self.cx, &mut self.waves[slot], wi, wg_id, whole_abi);
+    }
+
+    /// Sets up wave `wi` in the one shared wave state before it starts (see `LaunchCtx::one_state`); the ids
+    /// are rewritten unless every wave of every workgroup has the same (one wave per workgroup).
+    fn start_shared_wave(&mut self, wi: usize, wg_id: [u32; 3]) {
+        let whole_abi = self.cx.writes_launch_abi || !self.started || self.cx.abis.len() > 1;
+        self.reset_wave(0, wi, wg_id, whole_abi);
+        self.started = true;
     }
 
     fn run_workgroup(&mut self, wg_id: [u32; 3], wg_index: u64, mut tracer: Option<&mut dyn Tracer>) -> Result<(), Trap> {
@@ -376,16 +451,24 @@ impl<'c, 'a> Worker<'c, 'a> {
             t
         };
         loop {
-            for wi in 0..self.waves.len() {
+            for wi in 0..self.status.len() {
+                let slot = if cx.one_state {
+                    if self.status[wi] == WaveStatus::Running {
+                        self.start_shared_wave(wi, wg_id);
+                    }
+                    0
+                } else {
+                    wi
+                };
                 while self.status[wi] == WaveStatus::Running {
                     let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
                     let mut mem = WaveMemory {
                         arena: &cx.device.arena, allocs: &cx.allocs, shared: &mut self.shared[..cx.shared_bytes as usize],
                         private: &mut self.private[wi * pstride..(wi + 1) * pstride], private_bytes: cx.private_bytes as u64,
                     };
-                    let w = &mut self.waves[wi];
+                    let w = &mut self.waves[slot];
                     let (r0, l0) = (w.retired, w.lane_ops);
-                    let res = self.runner.run(w, &mut mem, &env, CHUNK, tracer.as_deref_mut(), &mut self.windows);
+                    let res = self.runner.run(w, &mut mem, &mut env.clone(), CHUNK, tracer.as_deref_mut(), &mut self.windows, None);
                     self.retired += w.retired - r0;
                     self.lane_ops += w.lane_ops - l0;
                     let pc = w.pc;
@@ -410,6 +493,74 @@ impl<'c, 'a> Worker<'c, 'a> {
             };
             if !release_barrier(&mut self.status).map_err(at_workgroup)? {
                 return Ok(());
+            }
+        }
+    }
+
+    /// Runs the workgroups of `range` wave after wave (`LaunchCtx::batched`), many waves per call of the engine.
+    /// A trap is noted with the workgroup and wave it happened in.
+    fn run_batched(&mut self, range: std::ops::Range<u64>) {
+        let cx = self.cx;
+        let mut b = Batch { cx, wg: range.start, end: range.end, wave: 0, ended: (0, 0) };
+        while b.wg < b.end {
+            if preempted(cx, b.wg) {
+                return;
+            }
+            // A workgroup starts here when `Batch::next` did not cross into it: clear its shared memory.
+            if b.wave == 0 && cx.shared_bytes > 0 {
+                self.shared[..cx.shared_bytes as usize].fill(0);
+            }
+            let mut env = b.env();
+            reset_wave(cx, &mut self.waves[0], b.wave, env.wg_id, cx.writes_launch_abi || !self.started || cx.abis.len() > 1);
+            self.started = true;
+            match self.run_batch(&mut b, &mut env) {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(t) => {
+                    note_trap(cx, b.wg, t);
+                    return;
+                }
+            }
+            (b.wg, b.wave) = b.following();
+        }
+        if let Err(t) = self.flush() {
+            note_trap(cx, range.end - 1, t);
+        }
+    }
+
+    /// Runs from the wave `b` names (set up in the wave state) until a wave ends and `b` gives no next one
+    /// (true), or a lower workgroup's trap stops this one (false).
+    fn run_batch(&mut self, b: &mut Batch, env: &mut WaveEnv) -> Result<bool, Trap> {
+        let cx = self.cx;
+        loop {
+            let mut mem = WaveMemory {
+                arena: &cx.device.arena, allocs: &cx.allocs, shared: &mut self.shared[..cx.shared_bytes as usize],
+                private: &mut [], private_bytes: 0,
+            };
+            let w = &mut self.waves[0];
+            let (r0, l0) = (w.retired, w.lane_ops);
+            let res = self.runner.run(w, &mut mem, env, CHUNK, None, &mut self.windows, Some(&mut *b));
+            // Waves that ended in the call count whole (`Batch::ended` holds their totals, the first one's
+            // `r0` included); the running one from zero.
+            let ended = std::mem::take(&mut b.ended);
+            let since = |done: u64, now: u64, before: u64| if done > 0 { done - before + now } else { now - before };
+            self.retired += since(ended.0, w.retired, r0);
+            self.lane_ops += since(ended.1, w.lane_ops, l0);
+            self.last = (env.wg_id, b.wave as u32, w.pc);
+            let stop = res.map_err(|mut t| {
+                (t.wave, t.workgroup) = (b.wave as u32, env.wg_id);
+                t
+            })?;
+            // (`Barrier` cannot happen: a batched kernel has no barrier at any word offset.)
+            let ended_run = stop == Stop::End;
+            if !ended_run || self.retired >= FLUSH_EVERY {
+                self.flush()?;
+                if !ended_run && preempted(cx, b.wg) {
+                    return Ok(false);
+                }
+            }
+            if ended_run {
+                return Ok(true);
             }
         }
     }

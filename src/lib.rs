@@ -78,6 +78,12 @@ impl Kernel {
         self.written.get_or_init(|| lanejit_jit::registers_written(&self.code))
     }
 
+    /// Some word of the kernel (at any offset) decodes as a `barrier`: without one, every wave of a workgroup
+    /// runs to its end before the next one starts.
+    pub fn may_wait_at_barrier(&self) -> bool {
+        self.code.decoded.iter().flatten().any(|(insn, _)| matches!(insn, lanejit_isa::Insn::Ctrl(lanejit_isa::CtrlInsn::Barrier)))
+    }
+
     /// The whole kernel compiled with the optimising tier, on first use.
     pub fn compiled(&self) -> Result<&CompiledKernel, String> {
         self.jit.get_or_init(|| lanejit_jit::compile(&self.code).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone)

@@ -37,3 +37,153 @@ fn every_wave_of_every_workgroup_starts_from_zero() {
         }
     }
 }
+
+/// Every thread writes, at 16 bytes per thread in launch order: its wave's `wave_id`, its workgroup's linear
+/// index, the `retired` CSR at a fixed point, and v7 + u21 after adding 1 to each (2 when both started at
+/// zero). `{decl}` is replaced by the memory declarations under test.
+const IDS: &str = "
+.workgroup 96
+{decl}
+    u.ld.b64 u6, u0, 0
+    wait sm=0
+    csr.r u10, grid_x
+    csr.r u11, grid_y
+    u.mul u12, u4, u11
+    u.add u12, u12, u3
+    u.mul u12, u12, u10
+    u.add u12, u12, u2
+    csr.r u13, wg_size_x
+    u.mul u14, u12, u13
+    v.add.vu v3, v0, u14
+    v.shl.i v4, v3, 4
+    csr.r u15, wave_id
+    v.mov.u v5, u15
+    st.b32 v5, v4, u6, 0
+    v.mov.u v5, u12
+    st.b32 v5, v4, u6, 4
+    csr.r u16, retired
+    v.mov.u v5, u16
+    st.b32 v5, v4, u6, 8
+    v.add.k v7, v7, 1
+    u.add.i u21, u21, 1
+    v.add.vu v7, v7, u21
+    st.b32 v7, v4, u6, 12
+    {tail}
+";
+
+const GRID: [u32; 3] = [5, 3, 2];
+const THREADS_PER_WG: usize = 96;
+
+fn ids_kernel(decl: &str, tail: &str) -> Kernel {
+    let src = IDS.replace("{decl}", decl).replace("{tail}", tail);
+    Kernel::from_asm("ids.s", &src).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn launch_ids(kernel: &Kernel, engine: Engine, threads: usize) -> (Vec<u32>, Result<lanejit::LaunchStats, lanejit::LaunchError>) {
+    let n = GRID.iter().product::<u32>() as usize * THREADS_PER_WG;
+    let d = Device::new().unwrap();
+    let out = d.alloc(16 * n as u64).unwrap().addr;
+    let cfg = LaunchConfig { grid: GRID, args: out.to_le_bytes().to_vec(), engine, threads: Some(threads), ..Default::default() };
+    let r = d.launch(kernel, &cfg);
+    (d.read_u32s(out, 4 * n).unwrap(), r)
+}
+
+/// Waves that run back to back in one wave state (no barrier; private memory or not, shared memory or not)
+/// each see their own wave id, workgroup, instruction count and zeroed registers, and every engine counts
+/// the same instructions and lane-ops.
+#[test]
+fn waves_run_back_to_back_each_see_their_own_ids_and_counts() {
+    for decl in ["", ".shared 64", ".private 4"] {
+        let kernel = ids_kernel(decl, "end");
+        let mut reference = None;
+        for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
+            for threads in [1, 2] {
+                let (got, r) = launch_ids(&kernel, engine, threads);
+                let stats = r.unwrap_or_else(|e| panic!("{decl:?} {engine:?}: {e}"));
+                let retired_csr = got[2];
+                assert!(retired_csr > 0, "the retired CSR counts the instructions before it");
+                for (t, rec) in got.chunks(4).enumerate() {
+                    let (wg, tid) = (t / THREADS_PER_WG, t % THREADS_PER_WG);
+                    let want = [(tid / 32) as u32, wg as u32, retired_csr, 2];
+                    assert_eq!(rec, want, "{decl:?} {engine:?} {threads} threads: thread {tid} of workgroup {wg}");
+                }
+                let counts = (stats.retired, stats.lane_ops, retired_csr);
+                let first = *reference.get_or_insert(counts);
+                assert_eq!(counts, first, "{decl:?} {engine:?} {threads} threads: (retired, lane-ops, CSR) differ from the interpreter's");
+            }
+        }
+    }
+}
+
+/// A trap in the middle of waves that run back to back names the wave and workgroup it happened in.
+#[test]
+fn a_trap_between_back_to_back_waves_names_its_wave_and_workgroup() {
+    // Traps in wave 1 of workgroup 7 (x 2, y 1, z 0) only.
+    let tail = "
+    u.add.i u17, u12, -7
+    u.add.i u18, u15, -1
+    u.or u19, u17, u18
+    b.nz u19, fine
+    trap 5
+fine:
+    end";
+    for decl in ["", ".shared 64", ".private 4"] {
+        let kernel = ids_kernel(decl, tail);
+        for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
+            for threads in [1, 2] {
+                let (_, r) = launch_ids(&kernel, engine, threads);
+                let Err(lanejit::LaunchError::Trap { trap, .. }) = r else { panic!("{decl:?} {engine:?}: no trap: {r:?}") };
+                assert_eq!((trap.kind, trap.code, trap.wave, trap.workgroup), (lanejit::TrapKind::UserTrap, Some(5), 1, [2, 1, 0]),
+                           "{decl:?} {engine:?} {threads} threads");
+            }
+        }
+    }
+}
+
+/// Gives up to `left` more waves, each a fresh full-EXEC wave at pc 0, and adds up what the ended ones retired.
+struct Waves {
+    left: u32,
+    ended: u64,
+}
+
+impl lanejit_jit::NextWave for Waves {
+    fn next(&mut self, w: &mut lanejit_interp::WaveState, env: &mut lanejit_interp::WaveEnv) -> bool {
+        if self.left == 0 {
+            return false;
+        }
+        self.left -= 1;
+        self.ended += w.retired;
+        *w = full_wave();
+        env.wave_id += 1;
+        true
+    }
+}
+
+fn full_wave() -> lanejit_interp::WaveState {
+    lanejit_interp::WaveState { exec: lanejit_interp::FULL_EXEC, ..Default::default() }
+}
+
+/// An engine run that starts waves itself still stops after exactly `max_steps` instructions in all (the
+/// chunk boundary the launch's budget and deadline checks rely on), on every engine and tier.
+#[test]
+fn a_run_of_several_waves_stops_after_exactly_max_steps() {
+    let kernel = Kernel::from_asm("seven.s", ".workgroup 32\n    v.add.k v1, v1, 1\n    v.add.k v1, v1, 1\n    u.add.i u9, u9, 1\n    v.add.k v2, v1, 3\n    u.add.i u9, u9, 1\n    v.add.k v1, v1, 1\n    end\n").unwrap();
+    let d = Device::new().unwrap();
+    let table = d.arena.launch_table(&[]).unwrap();
+    for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
+        let mut runner = lanejit::engine::Runner::new(&kernel, engine);
+        for max_steps in [1u64, 7, 8, 25, 69, 70, 71] {
+            let mut mem = lanejit::wavemem::WaveMemory { arena: &d.arena, allocs: &table, shared: &mut [], private: &mut [], private_bytes: 0 };
+            let mut w = full_wave();
+            let mut env = lanejit_interp::WaveEnv::default();
+            let mut waves = Waves { left: 9, ended: 0 };
+            let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
+            let stop = runner.run(&mut w, &mut mem, &mut env, max_steps, None, &mut windows, Some(&mut waves)).unwrap();
+            let total = waves.ended + w.retired;
+            // Ten waves of seven instructions: 70 in all, then the run ends.
+            let (want_stop, want_total) = if max_steps < 70 { (lanejit_interp::Stop::Steps, max_steps) } else { (lanejit_interp::Stop::End, 70) };
+            assert_eq!((stop, total), (want_stop, want_total), "{engine:?}, max_steps {max_steps}");
+            assert_eq!(env.wave_id as u64, total.min(69) / 7, "{engine:?}: the environment follows the waves");
+        }
+    }
+}

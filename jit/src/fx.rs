@@ -50,6 +50,9 @@ pub struct Fx<'a> {
     pub block_exec: Option<Value>,
     /// Cranelift block holding the common exit code, taking (status, pc).
     pub exit_block: ir::Block,
+    /// Where a wave starts: loads EXEC, the counters and the budget, then dispatches on pc (`emit_function`).
+    /// A wave's `end` jumps back here when `helper_next_wave` has set up the next wave.
+    pub restart: ir::Block,
     /// The exit after an interpreter call trapped, taking pc: EXEC and the counters are in the state already
     /// (stored for the call), so it only records pc and the budget.
     trap_exit: ir::Block,
@@ -94,19 +97,29 @@ impl<'a> Fx<'a> {
         let exit_block = b.create_block();
         b.append_block_param(exit_block, I32);
         b.append_block_param(exit_block, I32);
+        let restart = b.create_block();
         let trap_exit = b.create_block();
         b.append_block_param(trap_exit, I32);
         b.set_cold_block(trap_exit);
         let mut fx = Fx {
             b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
-            block_exec: None, exit_block, trap_exit, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
+            block_exec: None, exit_block, trap_exit, restart, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
             fcsr_plain: false, exec_lanes: None, slot_of: std::sync::Arc::from(Vec::new()), tier, hits: None,
             lowering: Default::default(), noted: false,
         };
         if tier == crate::runtime::Tier::Quick {
             fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_HITS_OFFSET));
         }
-        fx.load_exec();
+        // Mutant 137: EXEC loaded once per entry, so a wave started by compiled code keeps the last one's.
+        if crate::mutants::active(137) {
+            fx.load_exec();
+        }
+        // The wave's entry: also where the code goes on when it has started the next wave itself.
+        fx.b.ins().jump(fx.restart, &[]);
+        fx.b.switch_to_block(fx.restart);
+        if !crate::mutants::active(137) {
+            fx.load_exec();
+        }
         fx.load_counters();
         let st = fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_STEPS_OFFSET);
         fx.b.def_var(fx.steps, st);
@@ -338,6 +351,26 @@ impl<'a> Fx<'a> {
         let s = self.b.ins().iconst(I32, status as i64);
         let p = self.b.ins().iconst(I32, pc as i64);
         self.b.ins().jump(self.exit_block, &[s.into(), p.into()]);
+    }
+
+    /// A wave's `end` (the block's counts added): stores everything the exit would, then asks the runtime for
+    /// the next wave; with one, starts it at `restart`, else leaves with `End`.
+    pub fn end_wave(&mut self, pc: u32) {
+        self.store_dirty();
+        self.clear_dirty();
+        self.store_exec();
+        self.store_counters(0);
+        let steps = self.b.use_var(self.steps);
+        self.b.ins().store(flags(), steps, self.ctx, crate::runtime::CTX_STEPS_OFFSET);
+        let p = self.b.ins().iconst(I32, pc as i64);
+        self.b.ins().store(flags(), p, self.state, PC_OFFSET);
+        let f = self.b.ins().iconst(I64, self.helpers.next_wave as i64);
+        let call = self.b.ins().call_indirect(self.helpers.sig, f, &[self.state, self.ctx, p]);
+        let started = self.b.inst_results(call)[0];
+        let done = self.b.create_block();
+        self.b.ins().brif(started, self.restart, &[], done, &[]);
+        self.b.switch_to_block(done);
+        self.exit(Exit::End, pc);
     }
 
     /// Emits the shared exit block: store EXEC and the counters, write pc and the step budget, return the

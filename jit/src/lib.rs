@@ -13,5 +13,5 @@ pub mod runtime;
 
 pub use runtime::{
     block_starts, compile, compile_blocks, compile_more, compile_quick, registers_written, run, CompiledKernel, Exit, JitError,
-    Lowering, Tier,
+    Lowering, NextWave, Tier,
 };

@@ -104,4 +104,6 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (133, "lanes_mem.rs:try_atomic", "atomics check only the first active lane's address"),
     (134, "lanes_mem.rs:try_atomic", "atomic lanes applied in descending order"),
     (135, "lower/xlane.rs:switched", "uniform-operand shuffle switch keeps 4 bits of the value"),
+    (136, "runtime.rs:helper_next_wave", "a wave started by compiled code reads the previous wave's environment"),
+    (137, "fx.rs:Fx::new", "a wave started by compiled code keeps the previous wave's EXEC"),
 ];

@@ -54,7 +54,9 @@ pub struct JitCtx<'a> {
     pub steps_left: i64,
     pub code: &'a Code,
     pub mem: &'a mut dyn Memory,
-    pub env: &'a WaveEnv,
+    /// The running wave's place in the launch (by value: `helper_next_wave` changes it; compiled code reads
+    /// its fields at `CTX_ENV_OFFSET`).
+    pub env: WaveEnv,
     pub trap: Option<Trap>,
     /// Regions compiled code may access inline, one per memory instruction (`slot_of`); filled by `helper_mem`.
     pub windows: *mut Window,
@@ -65,6 +67,38 @@ pub struct JitCtx<'a> {
     pub hits: *mut u32,
     /// Instructions the interpreter executed for compiled code in this call (statistics).
     pub interpreted: u64,
+    /// Where the next wave comes from when one ends (`helper_next_wave`); `None`: a wave's end ends the run.
+    pub next: Option<&'a mut dyn NextWave>,
+    /// Instructions retired by the waves that ended in this call (their state has been reset since).
+    pub ended_retired: u64,
+}
+
+/// The waves a run goes on with after the running one ends, so that compiled code starts the next wave itself
+/// instead of returning to the run loop (several waves per entry). Implemented by the launch, which knows the
+/// ABI's initial state of each wave.
+pub trait NextWave {
+    /// Called when the wave in `w` (described by `env`) has ended: sets `w` and `env` up as the next wave
+    /// (pc 0) and returns true, or returns false (nothing changed: the run ends with this wave).
+    fn next(&mut self, w: &mut WaveState, env: &mut WaveEnv) -> bool;
+}
+
+/// A wave's `end` in compiled code: starts the next wave (1: `w` holds it at pc 0) or not (0).
+extern "C" fn helper_next_wave(state: *mut WaveState, ctx: *mut JitCtx, _pc: u32) -> u32 {
+    // SAFETY: as in `helper_step`.
+    let (w, cx) = unsafe { (&mut *state, &mut *ctx) };
+    let ended = w.retired;
+    // Mutant 136: the next wave's environment is not passed on to compiled code (its `csr.r wave_id` reads the
+    // last wave's).
+    let mut stale = cx.env;
+    let env = if crate::mutants::active(136) { &mut stale } else { &mut cx.env };
+    let started = match cx.next.as_deref_mut() {
+        Some(n) => n.next(w, env),
+        None => false,
+    };
+    if started {
+        cx.ended_retired += ended;
+    }
+    started as u32
 }
 
 pub const NO_SLOT: u32 = u32::MAX;
@@ -93,6 +127,7 @@ pub const CTX_ENV_OFFSET: i32 = offset_of!(JitCtx, env) as i32;
 pub struct HelperFns {
     pub step: usize,
     pub mem: usize,
+    pub next_wave: usize,
     pub sig: cranelift_codegen::ir::SigRef,
 }
 
@@ -143,7 +178,7 @@ extern "C" fn helper_step(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u
             return 1;
         }
     };
-    match exec::step(&mut exec::Ctx { w, mem: &mut *cx.mem, env: cx.env, pc, len, code_len: cx.code.len_bytes() }, &insn) {
+    match exec::step(&mut exec::Ctx { w, mem: &mut *cx.mem, env: &cx.env, pc, len, code_len: cx.code.len_bytes() }, &insn) {
         Ok(_) => {
             cx.interpreted += 1;
             0
@@ -408,7 +443,8 @@ fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_co
         let mut hsig = Signature::new(CallConv::SystemV);
         hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
         hsig.returns.push(AbiParam::new(I32));
-        let helpers = HelperFns { step: helper_step as *const () as usize, mem: helper_mem as *const () as usize, sig: b.import_signature(hsig) };
+        let helpers = HelperFns { step: helper_step as *const () as usize, mem: helper_mem as *const () as usize,
+                                  next_wave: helper_next_wave as *const () as usize, sig: b.import_signature(hsig) };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.slot_of = slot_of.clone();
         emitted = lower::emit_function(&mut fx, blocks, FUNCTION_CLIF);
@@ -427,11 +463,19 @@ fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_co
         eprintln!("jit: function of {} insns, IR built in {:?}, total {:?}, {} CLIF insts, frame {frame} bytes",
                   blocks[..emitted].iter().map(|b| b.ops.len()).sum::<usize>(), t_ir, t0.elapsed(), ctx.func.dfg.num_insts());
     }
-    module.clear_context(&mut ctx);
-    CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
+    // Keep the working memory only when it was sized by a small function: the buffers keep the capacity of the
+    // largest function they ever held, so caching after a large one would ratchet a long-running process's
+    // resident memory up with every new record size (a 30-minute fuzz campaign grew 29 → 53 MB that way).
+    if ctx.func.dfg.num_insts() <= KEEP_CONTEXT_CLIF {
+        module.clear_context(&mut ctx);
+        CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
+    }
     defined?;
     Ok((id, frame, emitted, lowering))
 }
+
+/// Largest function (CLIF instructions) whose Cranelift working memory is kept for the next compilation.
+const KEEP_CONTEXT_CLIF: usize = 8000;
 
 thread_local! {
     /// Cranelift's per-function working memory, kept between compilations on this thread (allocating it anew is
@@ -459,8 +503,11 @@ impl CompiledKernel {
 /// `hits`, when given, counts block starts by pc (`hits[pc / 4]`): every instruction run in the interpreter, and
 /// every block `Quick` code starts, for tiering.
 /// `cache` holds the memory windows found by earlier calls (see `WindowCache` for how long they stay valid).
-pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
-           mut hits: Option<&mut [u32]>, cache: &mut WindowCache) -> Result<Stop, Trap> {
+/// With `next`, a wave's `end` goes on with the next wave `next` gives (in compiled code or here) until it
+/// gives none; `env` then describes the wave running last, and `max_steps` counts the instructions of all.
+#[allow(clippy::too_many_arguments)]
+pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &mut WaveEnv, max_steps: u64,
+           mut hits: Option<&mut [u32]>, cache: &mut WindowCache, mut next: Option<&mut dyn NextWave>) -> Result<Stop, Trap> {
     let mut left = max_steps;
     let mut interpret_next = false;
     while left > 0 {
@@ -473,25 +520,33 @@ pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut 
             let r0 = w.retired;
             let stop = exec::run(code, w, mem, env, 1, None)?;
             cache.interpreted += w.retired - r0;
-            if stop != Stop::Steps {
-                return Ok(stop);
-            }
             left -= w.retired - r0;
+            match stop {
+                Stop::Steps => {}
+                Stop::End if next_wave(&mut next, w, env) => {}
+                stop => return Ok(stop),
+            }
             continue;
         };
         let r0 = w.retired;
         let windows = cache.entries_for(ck).as_mut_ptr();
-        let status = with_hits(hits.as_deref_mut(), code.words.len(), |hits| {
-            let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env, trap: None, windows, slot_of: &ck.slot_of, hits, interpreted: 0 };
+        let (status, trap, interpreted, ended) = with_hits(hits.as_deref_mut(), code.words.len(), |hits| {
+            let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env: *env, trap: None, windows, slot_of: &ck.slot_of,
+                                  hits, interpreted: 0, next: next.as_mut().map(|n| &mut **n as &mut dyn NextWave), ended_retired: 0 };
             // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
             let status = unsafe { entry(w, &mut cx) };
-            (status, cx.trap.take(), cx.interpreted)
+            *env = cx.env;
+            (status, cx.trap.take(), cx.interpreted, cx.ended_retired)
         });
-        let (status, trap, interpreted) = status;
         cache.interpreted += interpreted;
-        left -= w.retired - r0;
+        // (The waves that ended in the call retired `ended` in all; the running one started from 0 if any did.)
+        left -= if ended > 0 { ended - r0 + w.retired } else { w.retired - r0 };
         match status {
-            s if s == Exit::End as u32 => return Ok(Stop::End),
+            s if s == Exit::End as u32 => {
+                if !next_wave(&mut next, w, env) {
+                    return Ok(Stop::End);
+                }
+            }
             s if s == Exit::Barrier as u32 => return Ok(Stop::Barrier),
             s if s == Exit::Trap as u32 => return Err(trap.expect("a trap exit carries its trap")),
             s if s == Exit::Interpret as u32 => interpret_next = true,
@@ -499,6 +554,11 @@ pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut 
         }
     }
     Ok(Stop::Steps)
+}
+
+/// The wave in `w` ended: goes on with the next one, if there is a `next` and it gives one.
+fn next_wave(next: &mut Option<&mut dyn NextWave>, w: &mut WaveState, env: &mut WaveEnv) -> bool {
+    next.as_deref_mut().is_some_and(|n| n.next(w, env))
 }
 
 thread_local! {

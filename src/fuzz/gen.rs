@@ -123,6 +123,9 @@ struct Gen {
     fault_pct: u32,
     /// A multi-wave program: most accesses go to shared memory, where the waves meet.
     group: bool,
+    /// The program has private memory (a multi-wave program without barriers has none, so that its waves run
+    /// back to back as a launch runs them: `fuzz::group::BackToBack`).
+    private: bool,
 }
 
 impl Gen {
@@ -181,7 +184,8 @@ impl Gen {
             // Mostly the environment (ids and sizes), not fcsr or the counters.
             let env = ["wave_id", "wave_count", "wg_size_x", "wg_size_y", "wg_size_z", "grid_x", "grid_y", "grid_z", "lane_count"];
             let k = id.info().operands[1].kind();
-            let name = *self.r.pick(&env);
+            // In a workgroup the wave id is what tells the waves apart: half the reads.
+            let name = if self.group && self.r.chance(50) { "wave_id" } else { *self.r.pick(&env) };
             o.vals[1] = k.values.iter().find(|(n, _)| *n == name).map_or(0, |v| v.1 as i64);
         }
         let info = id.info();
@@ -221,7 +225,7 @@ impl Gen {
             None => "global",
             Some(_) if a64 && !self.r.chance(3) && !writes && self.r.chance(15) => "constant",
             Some(_) if a64 && !self.r.chance(3) => "global",
-            Some(_) if self.group => sp_names[self.r.weighted(&[25, if writes { 2 } else { 6 }, 60, 9])],
+            Some(_) if self.group => sp_names[self.r.weighted(&[25, if writes { 2 } else { 6 }, 60, if self.private { 9 } else { 0 }])],
             Some(_) => sp_names[self.r.weighted(&[60, if writes { 2 } else { 12 }, 14, 14])],
         };
         if let Some(i) = pos("sp") {
@@ -480,7 +484,8 @@ pub struct GenConfig {
     /// Top-level items of main code are drawn from `4..=max_len` (structures add their bodies).
     pub max_len: usize,
     pub states: usize,
-    /// Percent of programs run as a workgroup of 2-4 waves with barriers and shared memory (`group`).
+    /// Percent of programs run as a workgroup of 2-4 waves sharing shared memory, most with barriers, some
+    /// without barriers or private memory (their waves run back to back) (`group`).
     pub group_pct: u32,
 }
 
@@ -498,6 +503,9 @@ const GROUP_STREAM: u64 = 0x6772_6f75_7073_0000;
 pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson>) {
     let mut gr = Rng::new(seed ^ GROUP_STREAM);
     let waves = if gr.chance(cfg.group_pct) { gr.range(2, 4) as u8 } else { 1 };
+    // Some workgroups have no barrier and no private memory: their waves run back to back, started by compiled
+    // code (`lanejit_jit::NextWave`), as in a launch of such a kernel.
+    let back_to_back = waves > 1 && gr.chance(40);
     let mut r = Rng::new(seed);
     let pv = *r.pick(&[4u8, 8, 8, VPOOL]);
     let pu = *r.pick(&[4u8, 8, 8, UPOOL]);
@@ -505,11 +513,11 @@ pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson
     let fault_pct = if r.chance(15) { 25 } else { 1 };
     let max = cfg.max_len.max(1) as i64;
     let len = r.range(max.min(4), max) as usize;
-    let mut g = Gen { r, pv, pu, nfuncs, fault_pct, group: waves > 1 };
+    let mut g = Gen { r, pv, pu, nfuncs, fault_pct, group: waves > 1, private: !back_to_back };
     let flen = (max / 4).max(2);
     let funcs = (0..nfuncs).map(|_| { let n = g.r.range(1, flen) as usize; g.block(MAX_DEPTH, 2 * MAX_DEPTH, 0, n, true) }).collect();
     let mut main = g.block(0, MAX_DEPTH, 0, len, false);
-    if waves > 1 {
+    if waves > 1 && !back_to_back {
         // Barriers between top-level items only: every wave runs main's top level in order (structures and
         // calls come back to it), so every wave meets the same barriers.
         for _ in 0..gr.range(1, 3) {
@@ -519,7 +527,8 @@ pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson
     }
     let tail = tail(&mut g);
     let states = (0..cfg.states.max(1)).map(|_| g.init()).collect();
-    (GenProgram { main, tail, funcs, shared: SHARED_BYTES, private: PRIVATE_BYTES, waves }, states)
+    let private = if back_to_back { 0 } else { PRIVATE_BYTES };
+    (GenProgram { main, tail, funcs, shared: SHARED_BYTES, private, waves }, states)
 }
 
 /// The case of one seed with the default config and its first state.

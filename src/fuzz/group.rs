@@ -7,13 +7,14 @@
 //! A case still has one initial state (so the shrinker and the reproducer format are unchanged): it is wave 0's,
 //! and wave k starts from `wave_state(init, k)`, a fixed transformation of it.
 
-use crate::engine::run_chunk;
+use crate::engine::{run_chunk, Runner};
 use crate::launch::{release_barrier, WaveStatus};
 use crate::state_json::StateJson;
 use crate::wave::{device_with, read_back, WaveOutcome};
 use crate::wavemem::WaveMemory;
 use crate::{engine_available, Engine, Kernel};
-use lanejit_interp::{Stop, Trap, TrapKind, Tracer, WaveEnv, LANES};
+use lanejit_interp::{Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
+use lanejit_jit::NextWave;
 
 /// Waves in the kernel's workgroup (1 for an ordinary single-wave case).
 pub fn waves_of(kernel: &Kernel) -> u32 {
@@ -73,6 +74,14 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     let (device, ranges) = device_with(&init.memory)?;
     let allocs = device.arena.allocations();
     let meta = &kernel.program.meta;
+    if !kernel.may_wait_at_barrier() && meta.private_bytes == 0 {
+        let mut mem = WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut [], private: &mut [], private_bytes: 0 };
+        let mut shared = vec![0u8; meta.shared_bytes as usize + crate::launch::SHARED_RED_ZONE];
+        mem.shared = &mut shared[..meta.shared_bytes as usize];
+        let trap = run_back_to_back(kernel, engine, &mut waves, &mut mem, budget, tracer);
+        shared.truncate(meta.shared_bytes as usize);
+        return finish(&device, &ranges, waves, trap, shared);
+    }
     let mut shared = vec![0u8; meta.shared_bytes as usize + crate::launch::SHARED_RED_ZONE];
     let pstride = meta.private_bytes as usize * LANES;
     let mut private = vec![0u8; pstride * n];
@@ -114,13 +123,67 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
             }
         }
     }
-    let memory = read_back(&device, &ranges)?;
+    shared.truncate(meta.shared_bytes as usize);
+    finish(&device, &ranges, waves, trap, shared)
+}
+
+/// Each wave's outcome (global memory read back into wave 0's, the trap on the wave it stopped).
+fn finish(device: &crate::Device, ranges: &[(u64, u64, bool)], waves: Vec<WaveState>, trap: Option<(usize, Trap)>, shared: Vec<u8>)
+          -> Result<GroupOutcome, String> {
+    let memory = read_back(device, ranges)?;
     let mut outs: Vec<WaveOutcome> = waves.into_iter().map(|state| WaveOutcome { state, trap: None, memory: Vec::new() }).collect();
     outs[0].memory = memory;
     if let Some((wi, mut t)) = trap {
         t.wave = wi as u32;
         outs[wi].trap = Some(t);
     }
-    shared.truncate(meta.shared_bytes as usize);
     Ok(GroupOutcome { waves: outs, shared })
+}
+
+/// The waves of a workgroup without barriers or private memory, run back to back as a launch runs them
+/// (`launch::Batch`): one engine call goes on from a wave's end to the next wave, so compiled code starts the
+/// next wave itself (`lanejit_jit::NextWave`). Each wave keeps its final state for the comparison.
+struct BackToBack<'s> {
+    states: &'s mut [WaveState],
+    /// The wave running (its state is the engine's, not `states[wave]`).
+    wave: usize,
+}
+
+impl NextWave for BackToBack<'_> {
+    fn next(&mut self, w: &mut WaveState, env: &mut WaveEnv) -> bool {
+        if self.wave + 1 >= self.states.len() {
+            return false;
+        }
+        let following = self.states[self.wave + 1].clone();
+        self.states[self.wave] = std::mem::replace(w, following);
+        self.wave += 1;
+        env.wave_id = self.wave as u32;
+        true
+    }
+}
+
+/// Runs `waves` back to back (`BackToBack`), each with `budget` instructions; returns the trap that stopped
+/// the workgroup, with its wave.
+fn run_back_to_back(kernel: &Kernel, engine: Engine, waves: &mut [WaveState], mem: &mut WaveMemory, budget: u64,
+                    mut tracer: Option<&mut dyn Tracer>) -> Option<(usize, Trap)> {
+    let meta = &kernel.program.meta;
+    let mut env = WaveEnv { wave_id: 0, wave_count: waves.len() as u32, wg_size: meta.workgroup, grid: [1, 1, 1], wg_id: [0; 3] };
+    let mut w = waves[0].clone();
+    let mut seq = BackToBack { states: waves, wave: 0 };
+    let mut runner = Runner::new(kernel, engine);
+    let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
+    let trap = loop {
+        let left = budget.saturating_sub(w.retired);
+        match runner.run(&mut w, mem, &mut env, left, tracer.as_deref_mut(), &mut windows, Some(&mut seq)) {
+            // (A barrier cannot happen: no word of the kernel decodes as one.)
+            Ok(Stop::End | Stop::Barrier) => break None,
+            // The call's steps ran out in a wave that started during the call: it has budget left.
+            Ok(Stop::Steps) if w.retired < budget => {}
+            Ok(Stop::Steps) => break Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"))),
+            Err(t) => break Some(t),
+        }
+    };
+    let wave = seq.wave;
+    seq.states[wave] = w;
+    trap.map(|t| (wave, t))
 }

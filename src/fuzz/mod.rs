@@ -58,7 +58,8 @@ pub struct FuzzArgs {
     /// Initial states each compiled program is run from, 1..=1024.
     #[arg(long, default_value_t = GenConfig::default().states, value_parser = parse_states)]
     pub states: usize,
-    /// Percent of programs run as a workgroup of 2-4 waves with barriers and shared memory, 0..=100.
+    /// Percent of programs run as a workgroup of 2-4 waves sharing shared memory (most with barriers; the others run
+    /// their waves back to back, as a launch of a kernel without barriers does), 0..=100.
     #[arg(long, default_value_t = GenConfig::default().group_pct, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub groups: u32,
     /// Print which mnemonics ran with full, partial and empty EXEC.

@@ -22,7 +22,7 @@ pub fn lower(fx: &mut Fx, i: &CtrlInsn, site: &Site) -> Lowered {
         BLt { rs1, imm } => on_uniform(fx, site, rs1, imm, if active(35) { IntCC::UnsignedLessThan } else { IntCC::SignedLessThan }),
         // Mutant 33: b.ge branches on x > 0, so a counter reaching 0 leaves a count-down loop one trip early.
         BGe { rs1, imm } => on_uniform(fx, site, rs1, imm, if active(33) { IntCC::SignedGreaterThan } else { IntCC::SignedGreaterThanOrEqual }),
-        End => leave(fx, site, Exit::End, site.pc),
+        End => end(fx, site),
         // Mutant 42: barrier lowered like nop: the wave runs on without waiting for the others.
         Barrier if active(42) => Lowered::Native,
         Barrier => leave(fx, site, Exit::Barrier, site.next_pc()),
@@ -40,6 +40,17 @@ fn target(site: &Site, imm: i32) -> Option<u32> {
 fn leave(fx: &mut Fx, site: &Site, status: Exit, pc: u32) -> Lowered {
     fx.count(site.block_len);
     fx.exit(status, pc);
+    Lowered::Terminated
+}
+
+/// `end`: when this function holds the kernel's first block, the next wave (if the run has one) starts right
+/// here; otherwise the run loop starts it.
+fn end(fx: &mut Fx, site: &Site) -> Lowered {
+    if !site.heads.contains_key(&0) {
+        return leave(fx, site, Exit::End, site.pc);
+    }
+    fx.count(site.block_len);
+    fx.end_wave(site.pc);
     Lowered::Terminated
 }
 

@@ -173,12 +173,10 @@ fn csr_read(fx: &mut Fx, rd: UReg, csr: Csr) -> Lowered {
         Csr::Fcsr | Csr::Cycle | Csr::Retired => None,
     };
     let Some(at) = at else { return Lowered::Helper };
-    // The environment does not change while compiled code runs.
-    let flags = crate::fx::flags().with_readonly();
-    let env = fx.b.ins().load(I64, flags, fx.ctx, crate::runtime::CTX_ENV_OFFSET);
+    // Not `readonly`: the environment changes when compiled code starts the next wave (`helper_next_wave`).
     // Mutant 132: grid and workgroup sizes read one field too far.
     let at = if active(132) && matches!(csr, Csr::WgSizeX | Csr::GridX) { at + 4 } else { at };
-    let x = fx.b.ins().load(I32, flags, env, at);
+    let x = fx.b.ins().load(I32, crate::fx::flags(), fx.ctx, crate::runtime::CTX_ENV_OFFSET + at);
     set(fx, rd, x)
 }
 
