@@ -100,6 +100,8 @@ struct LaunchCtx<'a> {
     written: &'a (Vec<usize>, Vec<usize>),
     /// The kernel may write a register the ABI sets to the same value in every workgroup (v0..v2, u0:u1).
     writes_launch_abi: bool,
+    /// Which of the thread-id registers v0..v2 the kernel names (the others are never set up: nothing reads them).
+    ids_named: [bool; 3],
     /// The kernel has no barrier, so each wave runs to its end before the next starts: the waves of a worker
     /// take turns in one wave state (set up as each starts), which stays in the host's L1 cache.
     one_state: bool,
@@ -239,9 +241,10 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
     let env = WaveEnv { wave_id: 0, wave_count: threads_per_wg.div_ceil(LANES as u32), wg_size: wg, grid: cfg.grid, wg_id: [0; 3] };
     let written = kernel.registers_written();
     let writes_launch_abi = written.0.iter().any(|&r| r < 3) || written.1.iter().any(|&r| r < 2);
+    let ids_named = std::array::from_fn(|r| kernel.registers_named().0.contains(&r));
     let start = Instant::now();
     Ok(LaunchCtx {
-        device, kernel, args_addr: allocs.args_addr(), allocs, env, abis: wave_abis(wg), written, writes_launch_abi,
+        device, kernel, args_addr: allocs.args_addr(), allocs, env, abis: wave_abis(wg), written, writes_launch_abi, ids_named,
         one_state: !kernel.may_wait_at_barrier(), batched: !kernel.may_wait_at_barrier() && private_bytes == 0, shared_bytes, private_bytes,
         budget: cfg.budget, engine: cfg.engine, start, deadline: cfg.deadline.map(|d| start + d), retired: AtomicU64::new(0),
         interpreted: AtomicU64::new(0), lane_ops: AtomicU64::new(0), trapped: AtomicBool::new(false), first_trap: Mutex::new(None),
@@ -311,7 +314,9 @@ fn reset_wave(cx: &LaunchCtx, w: &mut WaveState, wi: usize, wg_id: [u32; 3], who
         w.u[r] = 0;
     }
     if whole_abi {
-        w.v[..3].copy_from_slice(&abi.ids);
+        for r in (0..3).filter(|&r| cx.ids_named[r]) {
+            w.v[r] = abi.ids[r];
+        }
         w.set_u64_pair(lanejit_isa::UReg(0), cx.args_addr);
     }
     w.u[2..5].copy_from_slice(&wg_id);
@@ -329,6 +334,8 @@ struct Batch<'c, 'a> {
     wave: usize,
     /// Instructions and lane-ops of the waves ended by `next` since the worker last took them.
     ended: (u64, u64),
+    /// The environment of the running wave (its workgroup id computed once per workgroup).
+    env: WaveEnv,
 }
 
 impl Batch<'_, '_> {
@@ -337,8 +344,12 @@ impl Batch<'_, '_> {
         if self.wave + 1 < self.cx.abis.len() { (self.wg, self.wave + 1) } else { (self.wg + 1, 0) }
     }
 
-    fn env(&self) -> WaveEnv {
-        WaveEnv { wave_id: self.wave as u32, wg_id: workgroup_id(self.cx.env.grid, self.wg), ..self.cx.env }
+    /// Moves to wave `wave` of workgroup `wg`, updating `env`.
+    fn go_to(&mut self, wg: u64, wave: usize) {
+        if wg != self.wg || self.env.wave_count == 0 {
+            self.env = WaveEnv { wg_id: workgroup_id(self.cx.env.grid, wg), ..self.cx.env };
+        }
+        (self.wg, self.wave, self.env.wave_id) = (wg, wave, wave as u32);
     }
 }
 
@@ -351,8 +362,8 @@ impl NextWave for Batch<'_, '_> {
         }
         self.ended.0 += w.retired;
         self.ended.1 += w.lane_ops;
-        (self.wg, self.wave) = (wg, wave);
-        *env = self.env();
+        self.go_to(wg, wave);
+        *env = self.env;
         // The ids differ between the waves of a workgroup; with one wave per workgroup they are still there.
         reset_wave(cx, w, wave, env.wg_id, cx.writes_launch_abi || cx.abis.len() > 1);
         true
@@ -501,7 +512,8 @@ impl<'c, 'a> Worker<'c, 'a> {
     /// A trap is noted with the workgroup and wave it happened in.
     fn run_batched(&mut self, range: std::ops::Range<u64>) {
         let cx = self.cx;
-        let mut b = Batch { cx, wg: range.start, end: range.end, wave: 0, ended: (0, 0) };
+        let mut b = Batch { cx, wg: range.start, end: range.end, wave: 0, ended: (0, 0), env: WaveEnv::default() };
+        b.go_to(range.start, 0);
         while b.wg < b.end {
             if preempted(cx, b.wg) {
                 return;
@@ -510,7 +522,7 @@ impl<'c, 'a> Worker<'c, 'a> {
             if b.wave == 0 && cx.shared_bytes > 0 {
                 self.shared[..cx.shared_bytes as usize].fill(0);
             }
-            let mut env = b.env();
+            let mut env = b.env;
             reset_wave(cx, &mut self.waves[0], b.wave, env.wg_id, cx.writes_launch_abi || !self.started || cx.abis.len() > 1);
             self.started = true;
             match self.run_batch(&mut b, &mut env) {
@@ -521,7 +533,8 @@ impl<'c, 'a> Worker<'c, 'a> {
                     return;
                 }
             }
-            (b.wg, b.wave) = b.following();
+            let (wg, wave) = b.following();
+            b.go_to(wg, wave);
         }
         if let Err(t) = self.flush() {
             note_trap(cx, range.end - 1, t);

@@ -62,6 +62,7 @@ pub struct Kernel {
     /// `JIT_HOT_BLOCK` starts; a threshold of 0 compiles every block with it up front, `u32::MAX` never does).
     pub promote: Arc<tier::Tiers>,
     written: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
+    named: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
 }
 
 impl Kernel {
@@ -69,7 +70,7 @@ impl Kernel {
         let code = Arc::new(Code::new(program.words.clone()));
         let tiers = Arc::new(tier::Tiers::new(&code, tier::auto_threshold()));
         let promote = Arc::new(tier::Tiers::new(&code, tier::jit_threshold()));
-        Kernel { program, code, jit: Arc::default(), quick: Arc::default(), tiers, promote, written: Arc::default() }
+        Kernel { program, code, jit: Arc::default(), quick: Arc::default(), tiers, promote, written: Arc::default(), named: Arc::default() }
     }
 
     /// The vector and uniform registers some instruction of the kernel may write (at any word offset):
@@ -82,6 +83,12 @@ impl Kernel {
     /// runs to its end before the next one starts.
     pub fn may_wait_at_barrier(&self) -> bool {
         self.code.decoded.iter().flatten().any(|(insn, _)| matches!(insn, lanejit_isa::Insn::Ctrl(lanejit_isa::CtrlInsn::Barrier)))
+    }
+
+    /// The vector and uniform registers some instruction of the kernel names (at any word offset): no other
+    /// register's value can matter to it.
+    pub fn registers_named(&self) -> &(Vec<usize>, Vec<usize>) {
+        self.named.get_or_init(|| lanejit_jit::registers_named(&self.code))
     }
 
     /// The whole kernel compiled with the optimising tier, on first use.

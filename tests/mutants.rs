@@ -22,7 +22,11 @@ const SEED_BASE: u64 = 0x0bad_0000;
 /// Planted bugs the short campaign is known not to catch, and why. Every other one must be caught (memory and
 /// EXEC ones included), at least 95% of all must be, and one listed here that starts being caught fails the
 /// test so that the list stays true.
-const KNOWN_MISSES: &[(u32, &str)] = &[];
+const KNOWN_MISSES: &[(u32, &str)] = &[
+    (140, "needs an atomic on a region's last word, then in the same run one word past it: the generator's \
+           out-of-bounds lanes land further out. tests/cases/mem/traps.yaml (\"an atomic one word past its \
+           allocation ...\") catches it on every JIT mode"),
+];
 /// Largest acceptable shrunk reproducer, in rendered instructions (structures, `end` and returns included).
 const MAX_SHRUNK: usize = 10;
 /// Mutants whose reproducers may be a little longer, the limit, and why.

@@ -111,7 +111,9 @@ impl Atomic {
 
 /// Performs atomic `a` for the active lanes when it provably cannot fault (every active lane 4-aligned and
 /// inside the host region of the first); returns false (nothing done) otherwise.
-pub fn try_atomic(w: &mut WaveState, mem: &mut dyn Memory, a: &Atomic) -> bool {
+/// Fills `window` (when given) with the region, for the inline path (`lower/mem/atomic.rs`): its span lets one
+/// 4-byte word start anywhere up to the region's last word.
+pub fn try_atomic(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut Window>, a: &Atomic) -> bool {
     let exec = w.exec;
     if exec == 0 {
         return false;
@@ -123,6 +125,11 @@ pub fn try_atomic(w: &mut WaveState, mem: &mut dyn Memory, a: &Atomic) -> bool {
     let checked = if crate::mutants::active(133) { 1 } else { LANES };
     if !(0..LANES).filter(|&l| exec >> l & 1 == 1).take(checked).all(|l| fits(addrs[l])) {
         return false;
+    }
+    if let Some(entry) = window {
+        // Mutant 140: the span is the region's length (an inline lane may start at the region's end).
+        let span = if crate::mutants::active(140) { region.len } else { region.len - 4 };
+        *entry = Window { lo: region.lo, span, host: region.host as u64 };
     }
     let d = *w.vr(a.at.rd);
     let c = if a.op == AtomOp::Cas { *w.vn(a.at.rd.idx() + 1) } else { [0; LANES] };

@@ -12,6 +12,6 @@ mod lower;
 pub mod runtime;
 
 pub use runtime::{
-    block_starts, compile, compile_blocks, compile_more, compile_quick, registers_written, run, CompiledKernel, Exit, JitError,
+    block_starts, compile, compile_blocks, compile_more, compile_quick, registers_named, registers_written, run, CompiledKernel, Exit, JitError,
     Lowering, NextWave, Tier,
 };

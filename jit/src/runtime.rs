@@ -141,9 +141,12 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
         let slot = cx.slot_of.get((pc / 4) as usize).copied().unwrap_or(NO_SLOT);
         // SAFETY: `windows` points at `CompiledKernel::mem_slots` entries (`WindowCache::entries_for`).
         let window = (slot != NO_SLOT).then(|| unsafe { &mut *cx.windows.add(slot as usize) });
-        if Access::of(&i).is_some_and(|a| try_access(w, &mut *cx.mem, window, &a))
-            || Atomic::of(&i).is_some_and(|a| try_atomic(w, &mut *cx.mem, &a))
-        {
+        let done = match (Access::of(&i), Atomic::of(&i)) {
+            (Some(a), _) => try_access(w, &mut *cx.mem, window, &a),
+            (None, Some(a)) => try_atomic(w, &mut *cx.mem, window, &a),
+            (None, None) => false,
+        };
+        if done {
             return 0;
         }
         UniformAccess::of(&i).map(|a| (a.address(&w.u), a))
@@ -296,6 +299,18 @@ fn used_registers(blocks: &[Block]) -> ([bool; VREGS], [bool; UREGS]) {
     (v, u)
 }
 
+/// Registers that some instruction of `code`, at any word offset, names (reads or writes): no other register
+/// can influence what the kernel does. Sorted.
+pub fn registers_named(code: &Code) -> (Vec<usize>, Vec<usize>) {
+    let (mut v, mut u) = ([false; VREGS], [false; UREGS]);
+    for (insn, _) in code.decoded.iter().flatten() {
+        let (vs, us) = crate::fx::touched(insn);
+        vs.into_iter().for_each(|r| v[r] = true);
+        us.into_iter().for_each(|r| u[r] = true);
+    }
+    ((0..VREGS).filter(|&r| v[r]).collect(), (0..UREGS).filter(|&r| u[r]).collect())
+}
+
 /// Registers that some instruction of `code`, at any word offset, may write (so whatever runs, no other
 /// register changes): a launch re-zeroes only these when it reuses a wave's storage. Sorted.
 pub fn registers_written(code: &Code) -> (Vec<usize>, Vec<usize>) {
@@ -315,7 +330,7 @@ fn window_slots(code: &Code) -> (Vec<u32>, usize) {
     let mut n = 0;
     for (w, d) in code.decoded.iter().enumerate() {
         if let Ok((lanejit_isa::Insn::Mem(m), _)) = d {
-            if Access::of(m).is_some() || UniformAccess::of(m).is_some() {
+            if Access::of(m).is_some() || UniformAccess::of(m).is_some() || Atomic::of(m).is_some() {
                 slot_of[w] = n as u32;
                 n += 1;
             }

@@ -8,6 +8,7 @@
 //! pointers, 12-byte accesses and image ops always take the interpreter. Atomics with a uniform base go to
 //! the runtime, which does one host atomic per active lane (`lanes_mem::try_atomic`) or hands them over.
 
+pub mod atomic;
 pub mod uniform;
 
 use super::{Lowered, Site};
@@ -33,6 +34,7 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
         | AtomMaxU32 { rd, .. } | AtomAndB32 { rd, .. } | AtomOrB32 { rd, .. } | AtomXorB32 { rd, .. }
         | AtomXchgB32 { rd, .. } | AtomCasB32 { rd, .. } | AtomIncU32 { rd, .. } | AtomDecU32 { rd, .. }
         | AtomFaddF32 { rd, .. } => match Atomic::of(i) {
+            Some(a) if fx.vvars[rd.idx()].is_some() && atomic::inline_ok(fx, &a) => atomic::lower(fx, site, &a),
             // One host atomic per active lane in the runtime (`lanes_mem::try_atomic`); only rd changes.
             Some(_) if fx.vvars[rd.idx()].is_some() => {
                 fx.call_mem(site.pc, site.index, (vec![rd.idx()], Vec::new()));
@@ -158,7 +160,7 @@ pub fn in_window(fx: &mut Fx, slot: u32, lo: Value) -> (Value, Value, Value) {
 
 /// u[rs2]:u[rs2+1] + sext(imm) for global and constant; for shared, (u[rs2] + imm) mod 2^32 (adding a lane's
 /// offset can then pass 2^32, which lies outside shared memory, so such an access leaves the inline path).
-fn base_plus_imm(fx: &mut Fx, a: &Access) -> Value {
+pub fn base_plus_imm(fx: &mut Fx, a: &Access) -> Value {
     let lo = fx.u(a.rs2);
     let imm = a.imm as i64;
     if a.sp == Sp::Shared {
