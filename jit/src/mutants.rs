@@ -109,4 +109,6 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (138, "lower/mem/atomic.rs:lower", "inline atomics check only the first active lane before doing them all"),
     (139, "lower/mem/atomic.rs:lower", "inline atomics return the data sent instead of the word's old value"),
     (140, "lanes_mem.rs:try_atomic", "the inline atomic window spans the whole region (a word may start at its end)"),
+    (141, "lower/mem/gather.rs:scatter", "inline scattered stores go lanes descending (the lowest lane wins an overlap)"),
+    (142, "lower/mem/gather.rs:lanes_ok", "the inline gather/scatter check does not test the lanes' alignment"),
 ];

@@ -1,14 +1,17 @@
 //! Group `mem`: vector loads and stores with a uniform base and per-lane 32-bit offsets. The common case — a
 //! 32-bit access whose lanes are contiguous, under a full EXEC, inside a region already in the window cache —
 //! is one inline check (contiguity, alignment, and one unsigned compare against the cached region) and eight
-//! 16-byte host accesses. Anything else (scattered or partial-EXEC lanes, sub-word and multi-word widths, a
-//! region not cached yet) calls `lanes_mem` in the runtime, which does the access in Rust when it provably
-//! cannot fault and otherwise has the interpreter execute it, so faults are reported by the golden model.
-//! Uniform loads and stores run inline against a cached window too (`mem/uniform.rs`). Atomics, per-lane
-//! pointers, 12-byte accesses and image ops always take the interpreter. Atomics with a uniform base go to
-//! the runtime, which does one host atomic per active lane (`lanes_mem::try_atomic`) or hands them over.
+//! 16-byte host accesses. In optimised code, lanes that are not contiguous, any width, and loads under a
+//! partial EXEC run inline too, one host access per lane (`mem/gather.rs`). The rest (masked stores, quick
+//! code's non-contiguous accesses, a region not cached yet, any lane that would fault) calls `lanes_mem` in
+//! the runtime, which does the access in Rust when it provably cannot fault and otherwise has the interpreter
+//! execute it, so faults are reported by the golden model.
+//! Uniform loads and stores run inline against a cached window too (`mem/uniform.rs`), and so do atomics with
+//! a uniform base in optimised code (`mem/atomic.rs`). Per-lane pointers, 12-byte accesses and image ops
+//! always take the interpreter.
 
 pub mod atomic;
+pub mod gather;
 pub mod uniform;
 
 use super::{Lowered, Site};
@@ -74,24 +77,40 @@ fn writes(a: &Access) -> crate::fx::BlockRegs {
 }
 
 fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
-    // Mutant 106: the inline path also in the masked variant, where it writes every lane.
-    let inline_ok = (fx.full_exec && fx.tier == crate::runtime::Tier::Opt) || crate::mutants::active(106);
-    if !(inline_ok && a.bytes == 4) {
+    // Mutant 106: the contiguous path also in the masked variant, where it writes every lane.
+    let contiguous = ((fx.full_exec && fx.tier == crate::runtime::Tier::Opt) || crate::mutants::active(106)) && a.bytes == 4;
+    let scattered = gather::supports(fx, &a);
+    if !contiguous && !scattered {
         fx.call_mem(site.pc, site.index, writes(&a));
         return Lowered::Native;
     }
     fx.note_lowering(site.pc, crate::runtime::Lowering::Native);
     let slot = fx.slot_of[(site.pc / 4) as usize];
     debug_assert_ne!(slot, crate::runtime::NO_SLOT, "every compiled vector access has a window slot");
-    let (ok, host) = inline_check(fx, &a, slot);
-    let (fast, slow, join) = (fx.b.create_block(), fx.b.create_block(), fx.b.create_block());
+    let (slow, join) = (fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(slow);
-    fx.b.ins().brif(ok, fast, &[], slow, &[]);
+    if contiguous {
+        let (ok, host) = inline_check(fx, &a, slot);
+        let (fast, other) = (fx.b.create_block(), if scattered { fx.b.create_block() } else { slow });
+        fx.b.ins().brif(ok, fast, &[], other, &[]);
+        fx.b.switch_to_block(fast);
+        contiguous_access(fx, &a, host);
+        fx.b.ins().jump(join, &[]);
+        fx.b.switch_to_block(other);
+    }
+    if scattered {
+        gather::emit(fx, &a, slot, slow, join);
+    }
     fx.b.switch_to_block(slow);
     fx.call_mem(site.pc, site.index, writes(&a));
     fx.b.ins().jump(join, &[]);
-    fx.b.switch_to_block(fast);
-    // Checked above: no trap; 4-byte alignment only, so no `aligned` flag.
+    fx.b.switch_to_block(join);
+    Lowered::Native
+}
+
+/// All 32 lanes at once: eight 16-byte host accesses at `host`.
+fn contiguous_access(fx: &mut Fx, a: &Access, host: Value) {
+    // Checked: no trap; 4-byte alignment only, so no `aligned` flag.
     let guest = MemFlagsData::new().with_notrap();
     if a.is_store() {
         let data = fx.v(a.rd);
@@ -102,9 +121,6 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
         let v = std::array::from_fn(|k| fx.b.ins().load(I32X4, guest, host, 16 * k as i32));
         fx.set_v(a.rd, v);
     }
-    fx.b.ins().jump(join, &[]);
-    fx.b.switch_to_block(join);
-    Lowered::Native
 }
 
 /// Can a full-EXEC 32-bit access run inline? Lane l's offset must be offset0 + 4·l (contiguous, so the lanes
@@ -144,15 +160,21 @@ fn inline_check(fx: &mut Fx, a: &Access, slot: u32) -> (Value, Value) {
     (ok, fx.b.ins().iadd(w_host, rel))
 }
 
-/// Is guest address `lo` inside the cached window of `slot` (`lo - window.lo <= window.span`, unsigned)?
-/// Returns (inside, lo - window.lo, the window's host address).
-pub fn in_window(fx: &mut Fx, slot: u32, lo: Value) -> (Value, Value, Value) {
+/// The cached window of `slot`: (guest lo, span, host address of lo).
+pub fn window_fields(fx: &mut Fx, slot: u32) -> (Value, Value, Value) {
     let ctx_flags = crate::fx::flags();
     let windows = fx.b.ins().load(I64, ctx_flags, fx.ctx, CTX_WINDOWS_OFFSET);
     let at = (slot as usize * std::mem::size_of::<Window>()) as i32;
     let w_lo = fx.b.ins().load(I64, ctx_flags, windows, at);
     let w_span = fx.b.ins().load(I64, ctx_flags, windows, at + 8);
     let w_host = fx.b.ins().load(I64, ctx_flags, windows, at + 16);
+    (w_lo, w_span, w_host)
+}
+
+/// Is guest address `lo` inside the cached window of `slot` (`lo - window.lo <= window.span`, unsigned)?
+/// Returns (inside, lo - window.lo, the window's host address).
+pub fn in_window(fx: &mut Fx, slot: u32, lo: Value) -> (Value, Value, Value) {
+    let (w_lo, w_span, w_host) = window_fields(fx, slot);
     let rel = fx.b.ins().isub(lo, w_lo);
     let inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span);
     (inside, rel, w_host)
