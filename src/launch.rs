@@ -95,9 +95,10 @@ struct LaunchCtx<'a> {
     env: WaveEnv,
     /// Per wave index: what the ABI sets (the same in every workgroup).
     abis: Vec<WaveAbi>,
-    /// The registers the kernel may write (`Kernel::registers_written`): the only ones a wave can have made
-    /// non-zero, besides those the ABI sets.
-    written: &'a (Vec<usize>, Vec<usize>),
+    /// The registers the kernel may write (`Kernel::registers_written`: the only ones a wave can have made
+    /// non-zero, besides those the ABI sets), as runs of consecutive numbers (vector, uniform): cleared run by
+    /// run, each one `fill` (a memset) instead of a store loop per register.
+    written_runs: (Vec<std::ops::Range<usize>>, Vec<std::ops::Range<usize>>),
     /// The kernel may write a register the ABI sets to the same value in every workgroup (v0..v2, u0:u1).
     writes_launch_abi: bool,
     /// Which of the thread-id registers v0..v2 the kernel names (the others are never set up: nothing reads them).
@@ -240,11 +241,12 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
     let threads_per_wg = wg.iter().product::<u32>();
     let env = WaveEnv { wave_id: 0, wave_count: threads_per_wg.div_ceil(LANES as u32), wg_size: wg, grid: cfg.grid, wg_id: [0; 3] };
     let written = kernel.registers_written();
+    let written_runs = (runs(&written.0), runs(&written.1));
     let writes_launch_abi = written.0.iter().any(|&r| r < 3) || written.1.iter().any(|&r| r < 2);
     let ids_named = std::array::from_fn(|r| kernel.registers_named().0.contains(&r));
     let start = Instant::now();
     Ok(LaunchCtx {
-        device, kernel, args_addr: allocs.args_addr(), allocs, env, abis: wave_abis(wg), written, writes_launch_abi, ids_named,
+        device, kernel, args_addr: allocs.args_addr(), allocs, env, abis: wave_abis(wg), written_runs, writes_launch_abi, ids_named,
         one_state: !kernel.may_wait_at_barrier(), batched: !kernel.may_wait_at_barrier() && private_bytes == 0, shared_bytes, private_bytes,
         budget: cfg.budget, engine: cfg.engine, start, deadline: cfg.deadline.map(|d| start + d), retired: AtomicU64::new(0),
         interpreted: AtomicU64::new(0), lane_ops: AtomicU64::new(0), trapped: AtomicBool::new(false), first_trap: Mutex::new(None),
@@ -303,15 +305,27 @@ fn wave_abis(wg_size: [u32; 3]) -> Vec<WaveAbi> {
         .collect()
 }
 
+/// Sorted register numbers as runs of consecutive ones: [3, 4, 5, 9] -> [3..6, 9..10].
+fn runs(regs: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for &r in regs {
+        match out.last_mut() {
+            Some(last) if last.end == r => last.end = r + 1,
+            _ => out.push(r..r + 1),
+        }
+    }
+    out
+}
+
 /// Gives `w` the ABI's initial state of wave `wi` of workgroup `wg_id`: the registers the kernel writes zeroed,
 /// the ids and the argument address too when `whole_abi` (else `w` holds them already).
 fn reset_wave(cx: &LaunchCtx, w: &mut WaveState, wi: usize, wg_id: [u32; 3], whole_abi: bool) {
     let abi = &cx.abis[wi];
-    for &r in &cx.written.0 {
-        w.v[r] = [0; LANES];
+    for r in &cx.written_runs.0 {
+        w.v[r.clone()].fill([0; LANES]);
     }
-    for &r in &cx.written.1 {
-        w.u[r] = 0;
+    for r in &cx.written_runs.1 {
+        w.u[r.clone()].fill(0);
     }
     if whole_abi {
         for r in (0..3).filter(|&r| cx.ids_named[r]) {
@@ -630,4 +644,14 @@ pub(crate) fn release_barrier(status: &mut [WaveStatus]) -> Result<bool, Trap> {
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn registers_group_into_runs_of_consecutive_numbers() {
+        assert_eq!(super::runs(&[3, 4, 5, 9, 11, 12]), vec![3..6, 9..10, 11..13]);
+        assert_eq!(super::runs(&[]), vec![]);
+        assert_eq!(super::runs(&[0]), vec![0..1]);
+    }
 }
