@@ -302,21 +302,20 @@ fn used_registers(blocks: &[Block]) -> ([bool; VREGS], [bool; UREGS]) {
 /// Registers that some instruction of `code`, at any word offset, names (reads or writes): no other register
 /// can influence what the kernel does. Sorted.
 pub fn registers_named(code: &Code) -> (Vec<usize>, Vec<usize>) {
-    let (mut v, mut u) = ([false; VREGS], [false; UREGS]);
-    for (insn, _) in code.decoded.iter().flatten() {
-        let (vs, us) = crate::fx::touched(insn);
-        vs.into_iter().for_each(|r| v[r] = true);
-        us.into_iter().for_each(|r| u[r] = true);
-    }
-    ((0..VREGS).filter(|&r| v[r]).collect(), (0..UREGS).filter(|&r| u[r]).collect())
+    registers_of(code, crate::fx::touched)
 }
 
 /// Registers that some instruction of `code`, at any word offset, may write (so whatever runs, no other
 /// register changes): a launch re-zeroes only these when it reuses a wave's storage. Sorted.
 pub fn registers_written(code: &Code) -> (Vec<usize>, Vec<usize>) {
+    registers_of(code, crate::fx::written)
+}
+
+/// The union of `regs(insn)` over every word offset's instruction, sorted.
+fn registers_of(code: &Code, regs: fn(&lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>)) -> (Vec<usize>, Vec<usize>) {
     let (mut v, mut u) = ([false; VREGS], [false; UREGS]);
     for (insn, _) in code.decoded.iter().flatten() {
-        let (vs, us) = crate::fx::written(insn);
+        let (vs, us) = regs(insn);
         vs.into_iter().for_each(|r| v[r] = true);
         us.into_iter().for_each(|r| u[r] = true);
     }

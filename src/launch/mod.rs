@@ -6,8 +6,9 @@ use crate::arena::LaunchTable;
 use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
 use crate::engine::Runner;
+
+mod batch;
 use lanejit_jit::lanes_mem::WindowCache;
-use lanejit_jit::NextWave;
 use lanejit_interp::{Lanes, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -337,53 +338,6 @@ fn reset_wave(cx: &LaunchCtx, w: &mut WaveState, wi: usize, wg_id: [u32; 3], who
     (w.exec, w.pc, w.fcsr, w.retired, w.lane_ops) = (abi.exec, 0, 0, 0, 0);
 }
 
-/// The waves one worker runs back to back when a launch allows it (`LaunchCtx::batched`): wave `wave` of
-/// workgroup `wg` (in launch order) is the one running; `next` sets up the following one, which compiled code
-/// then starts without returning to the run loop. It crosses into the next workgroup of the worker's run only
-/// when no shared memory needs clearing, and stops when any workgroup has trapped.
-struct Batch<'c, 'a> {
-    cx: &'c LaunchCtx<'a>,
-    wg: u64,
-    end: u64,
-    wave: usize,
-    /// Instructions and lane-ops of the waves ended by `next` since the worker last took them.
-    ended: (u64, u64),
-    /// The environment of the running wave (its workgroup id computed once per workgroup).
-    env: WaveEnv,
-}
-
-impl Batch<'_, '_> {
-    /// The wave after the running one: (workgroup index, wave index).
-    fn following(&self) -> (u64, usize) {
-        if self.wave + 1 < self.cx.abis.len() { (self.wg, self.wave + 1) } else { (self.wg + 1, 0) }
-    }
-
-    /// Moves to wave `wave` of workgroup `wg`, updating `env`.
-    fn go_to(&mut self, wg: u64, wave: usize) {
-        if wg != self.wg || self.env.wave_count == 0 {
-            self.env = WaveEnv { wg_id: workgroup_id(self.cx.env.grid, wg), ..self.cx.env };
-        }
-        (self.wg, self.wave, self.env.wave_id) = (wg, wave, wave as u32);
-    }
-}
-
-impl NextWave for Batch<'_, '_> {
-    fn next(&mut self, w: &mut WaveState, env: &mut WaveEnv) -> bool {
-        let cx = self.cx;
-        let (wg, wave) = self.following();
-        if wg != self.wg && (wg >= self.end || cx.shared_bytes > 0 || cx.trapped.load(Relaxed)) {
-            return false;
-        }
-        self.ended.0 += w.retired;
-        self.ended.1 += w.lane_ops;
-        self.go_to(wg, wave);
-        *env = self.env;
-        // The ids differ between the waves of a workgroup; with one wave per workgroup they are still there.
-        reset_wave(cx, w, wave, env.wg_id, cx.writes_launch_abi || cx.abis.len() > 1);
-        true
-    }
-}
-
 /// Where a wave of a workgroup stands (shared with the fuzzer's workgroup runner, `fuzz::group`, so that it
 /// schedules waves exactly as a launch does).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -518,76 +472,6 @@ impl<'c, 'a> Worker<'c, 'a> {
             };
             if !release_barrier(&mut self.status).map_err(at_workgroup)? {
                 return Ok(());
-            }
-        }
-    }
-
-    /// Runs the workgroups of `range` wave after wave (`LaunchCtx::batched`), many waves per call of the engine.
-    /// A trap is noted with the workgroup and wave it happened in.
-    fn run_batched(&mut self, range: std::ops::Range<u64>) {
-        let cx = self.cx;
-        let mut b = Batch { cx, wg: range.start, end: range.end, wave: 0, ended: (0, 0), env: WaveEnv::default() };
-        b.go_to(range.start, 0);
-        while b.wg < b.end {
-            if preempted(cx, b.wg) {
-                return;
-            }
-            // A workgroup starts here when `Batch::next` did not cross into it: clear its shared memory.
-            if b.wave == 0 && cx.shared_bytes > 0 {
-                self.shared[..cx.shared_bytes as usize].fill(0);
-            }
-            let mut env = b.env;
-            reset_wave(cx, &mut self.waves[0], b.wave, env.wg_id, cx.writes_launch_abi || !self.started || cx.abis.len() > 1);
-            self.started = true;
-            match self.run_batch(&mut b, &mut env) {
-                Ok(true) => {}
-                Ok(false) => return,
-                Err(t) => {
-                    note_trap(cx, b.wg, t);
-                    return;
-                }
-            }
-            let (wg, wave) = b.following();
-            b.go_to(wg, wave);
-        }
-        if let Err(t) = self.flush() {
-            note_trap(cx, range.end - 1, t);
-        }
-    }
-
-    /// Runs from the wave `b` names (set up in the wave state) until a wave ends and `b` gives no next one
-    /// (true), or a lower workgroup's trap stops this one (false).
-    fn run_batch(&mut self, b: &mut Batch, env: &mut WaveEnv) -> Result<bool, Trap> {
-        let cx = self.cx;
-        loop {
-            let mut mem = WaveMemory {
-                arena: &cx.device.arena, allocs: &cx.allocs, shared: &mut self.shared[..cx.shared_bytes as usize],
-                private: &mut [], private_bytes: 0,
-            };
-            let w = &mut self.waves[0];
-            let (r0, l0) = (w.retired, w.lane_ops);
-            let res = self.runner.run(w, &mut mem, env, CHUNK, None, &mut self.windows, Some(&mut *b));
-            // Waves that ended in the call count whole (`Batch::ended` holds their totals, the first one's
-            // `r0` included); the running one from zero.
-            let ended = std::mem::take(&mut b.ended);
-            let since = |done: u64, now: u64, before: u64| if done > 0 { done - before + now } else { now - before };
-            self.retired += since(ended.0, w.retired, r0);
-            self.lane_ops += since(ended.1, w.lane_ops, l0);
-            self.last = (env.wg_id, b.wave as u32, w.pc);
-            let stop = res.map_err(|mut t| {
-                (t.wave, t.workgroup) = (b.wave as u32, env.wg_id);
-                t
-            })?;
-            // (`Barrier` cannot happen: a batched kernel has no barrier at any word offset.)
-            let ended_run = stop == Stop::End;
-            if !ended_run || self.retired >= FLUSH_EVERY {
-                self.flush()?;
-                if !ended_run && preempted(cx, b.wg) {
-                    return Ok(false);
-                }
-            }
-            if ended_run {
-                return Ok(true);
             }
         }
     }
