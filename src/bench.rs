@@ -28,6 +28,10 @@ pub struct BenchArgs {
     /// workgroups does not dominate).
     #[arg(long, default_value = "large")]
     pub scaling_size: String,
+    /// Also measure one against two worker threads (the JIT) for every chosen kernel at `--size`, not only
+    /// alu_loop at `--scaling-size`: the "two threads on every large kernel" (memory-bound ones included).
+    #[arg(long)]
+    pub scaling_all: bool,
     /// Leave out the extra row for the matrix multiply at the large size (1024 × 1024 × 1024 f32, JIT only).
     #[arg(long)]
     pub skip_large: bool,
@@ -223,10 +227,19 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         rows.push(row);
     }
     let scale = if with_scaling { Some(scaling("alu_loop", scaling_size)?) } else { None };
+    let mut all = Vec::new();
+    for ex in chosen.iter().filter(|_| a.scaling_all) {
+        let (one, two) = scaling(ex.name, size)?;
+        if !a.json {
+            println!("threads: {} ({}) on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x",
+                     ex.name, format!("{size:?}").to_lowercase(), one * 1e3, two * 1e3, one / two);
+        }
+        all.push(serde_json::json!({"kernel": ex.name, "one_thread_s": one, "two_threads_s": two, "speedup": one / two}));
+    }
     let scaling_size = format!("{scaling_size:?}").to_lowercase();
     if a.json {
         let s = scale.map(|(one, two)| serde_json::json!({"kernel": "alu_loop", "size": scaling_size, "one_thread_s": one, "two_threads_s": two, "speedup": one / two}));
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"rows": rows, "scaling": s}))?);
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"rows": rows, "scaling": s, "scaling_all": all}))?);
     } else if let Some((one, two)) = scale {
         println!("threads: alu_loop ({scaling_size}) on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x", one * 1e3, two * 1e3, one / two);
     }
