@@ -63,6 +63,7 @@ pub struct Kernel {
     pub promote: Arc<tier::Tiers>,
     written: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     named: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
+    barrier: Arc<OnceLock<bool>>,
 }
 
 impl Kernel {
@@ -70,7 +71,7 @@ impl Kernel {
         let code = Arc::new(Code::new(program.words.clone()));
         let tiers = Arc::new(tier::Tiers::new(&code, tier::auto_threshold()));
         let promote = Arc::new(tier::Tiers::new(&code, tier::jit_threshold()));
-        Kernel { program, code, jit: Arc::default(), quick: Arc::default(), tiers, promote, written: Arc::default(), named: Arc::default() }
+        Kernel { program, code, jit: Arc::default(), quick: Arc::default(), tiers, promote, written: Arc::default(), named: Arc::default(), barrier: Arc::default() }
     }
 
     /// The vector and uniform registers some instruction of the kernel may write (at any word offset):
@@ -82,7 +83,9 @@ impl Kernel {
     /// Some word of the kernel (at any offset) decodes as a `barrier`: without one, every wave of a workgroup
     /// runs to its end before the next one starts.
     pub fn may_wait_at_barrier(&self) -> bool {
-        self.code.decoded.iter().flatten().any(|(insn, _)| matches!(insn, lanejit_isa::Insn::Ctrl(lanejit_isa::CtrlInsn::Barrier)))
+        *self.barrier.get_or_init(|| {
+            self.code.decoded.iter().flatten().any(|(insn, _)| matches!(insn, lanejit_isa::Insn::Ctrl(lanejit_isa::CtrlInsn::Barrier)))
+        })
     }
 
     /// The vector and uniform registers some instruction of the kernel names (at any word offset): no other

@@ -102,20 +102,22 @@ fn frames_are_bounded(k: &Kernel, what: &str) {
     }
 }
 
+/// A 20k-instruction kernel made by `make`: split into bounded frames, runs everywhere.
+fn twenty_k(make: fn(usize) -> Kernel, what: &str) {
+    let n = 20_000;
+    let k = make(n);
+    frames_are_bounded(&k, what);
+    runs_everywhere(&k, n, what);
+}
+
 #[test]
 fn a_20k_instruction_straight_line_runs_on_worker_threads() {
-    let n = 20_000;
-    let k = straight_line(n);
-    frames_are_bounded(&k, "20k straight line");
-    runs_everywhere(&k, n, "20k straight line");
+    twenty_k(straight_line, "20k straight line");
 }
 
 #[test]
 fn a_20k_block_chain_runs_on_worker_threads() {
-    let n = 20_000;
-    let k = chain(n);
-    frames_are_bounded(&k, "20k-block chain");
-    runs_everywhere(&k, n, "20k-block chain");
+    twenty_k(chain, "20k-block chain");
 }
 
 #[test]

@@ -89,8 +89,13 @@ extern "C" fn helper_next_wave(state: *mut WaveState, ctx: *mut JitCtx, _pc: u32
     let ended = w.retired;
     // Mutant 136: the next wave's environment is not passed on to compiled code (its `csr.r wave_id` reads the
     // last wave's).
-    let mut stale = cx.env;
-    let env = if crate::mutants::active(136) { &mut stale } else { &mut cx.env };
+    let mut stale;
+    let env = if crate::mutants::active(136) {
+        stale = cx.env;
+        &mut stale
+    } else {
+        &mut cx.env
+    };
     let started = match cx.next.as_deref_mut() {
         Some(n) => n.next(w, env),
         None => false,

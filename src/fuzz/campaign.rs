@@ -141,17 +141,6 @@ pub fn shrink_case(f: &Finding, opts: &Options) -> Option<(GenProgram, StateJson
     Some((p, s, d))
 }
 
-/// Hands free heap pages back to the system (glibc keeps them otherwise). Each program compiles and frees a
-/// few hundred kilobytes of various sizes; over a long campaign glibc's free lists fragment and resident
-/// memory creeps up although live memory does not. Once per batch: trimming costs about a millisecond.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns memory malloc holds free; it is safe to call at any time.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
 /// Runs a campaign on `opts.jobs` threads (default: every core).
 pub fn campaign(opts: &Options) -> Result<Summary, String> {
     if let Some(j) = opts.jobs.filter(|j| !(1..=crate::launch::MAX_THREADS).contains(j)) {
@@ -201,7 +190,6 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
             }
         }
         next = end;
-        release_freed_memory();
         sum.elapsed = t0.elapsed();
         if opts.stop_after.is_some_and(|n| sum.findings.len() >= n) {
             break;

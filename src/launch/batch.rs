@@ -23,15 +23,21 @@ struct Batch<'c, 'a> {
     env: WaveEnv,
 }
 
-impl Batch<'_, '_> {
+impl<'c, 'a> Batch<'c, 'a> {
     /// The wave after the running one: (workgroup index, wave index).
     fn following(&self) -> (u64, usize) {
         if self.wave + 1 < self.cx.abis.len() { (self.wg, self.wave + 1) } else { (self.wg + 1, 0) }
     }
 
     /// Moves to wave `wave` of workgroup `wg`, updating `env`.
+    /// Wave 0 of the first workgroup of `range`.
+    fn new(cx: &'c LaunchCtx<'a>, range: std::ops::Range<u64>) -> Self {
+        let env = WaveEnv { wg_id: workgroup_id(cx.env.grid, range.start), wave_id: 0, ..cx.env };
+        Batch { cx, wg: range.start, end: range.end, wave: 0, ended: (0, 0), env }
+    }
+
     fn go_to(&mut self, wg: u64, wave: usize) {
-        if wg != self.wg || self.env.wave_count == 0 {
+        if wg != self.wg {
             self.env = WaveEnv { wg_id: workgroup_id(self.cx.env.grid, wg), ..self.cx.env };
         }
         (self.wg, self.wave, self.env.wave_id) = (wg, wave, wave as u32);
@@ -60,8 +66,7 @@ impl Worker<'_, '_> {
     /// A trap is noted with the workgroup and wave it happened in.
     pub(super) fn run_batched(&mut self, range: std::ops::Range<u64>) {
         let cx = self.cx;
-        let mut b = Batch { cx, wg: range.start, end: range.end, wave: 0, ended: (0, 0), env: WaveEnv::default() };
-        b.go_to(range.start, 0);
+        let mut b = Batch::new(cx, range.clone());
         while b.wg < b.end {
             if preempted(cx, b.wg) {
                 return;

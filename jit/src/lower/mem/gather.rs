@@ -2,15 +2,13 @@
 //! partial EXEC, inline in optimised code: one vector check that every active lane's access is aligned and
 //! inside the instruction's cached window, then one host access per lane. Stores go lanes ascending so the
 //! highest lane wins an overlap, as in the interpreter. A failed check calls the runtime, whose interpreter
-//! reports any fault. (The lane code also handles a partial EXEC — an inactive lane reads the window's first
-//! word and its result is blended away — and several words per lane, but `supports` keeps both out for
-//! compile time.)
+//! reports any fault. Only a full EXEC and one word (or less) per lane: see `supports`.
 
 use super::{base_plus_imm, window_fields};
 use crate::fx::{Fx, VECS};
 use crate::lanes_mem::{Access, Dir};
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, Block, InstBuilder, MemFlagsData, Value};
-use lanejit_isa::{VReg, LANES};
+use lanejit_isa::LANES;
 
 /// Does this function lower `a` here? Optimised code, a full EXEC, at most one word per lane: the code is
 /// unrolled over the lanes (a few instructions per lane and word), so wider accesses and the masked variant
@@ -37,7 +35,7 @@ pub fn emit(fx: &mut Fx, a: &Access, slot: u32, slow: Block, join: Block) {
     fx.b.ins().brif(ok, go, &[], slow, &[]);
     fx.b.switch_to_block(go);
     let host0 = fx.b.ins().iadd(w_host, rel0);
-    let hosts: Vec<Value> = (0..LANES).map(|l| lane_host(fx, &off, host0, w_host, l)).collect();
+    let hosts: Vec<Value> = (0..LANES).map(|l| lane_host(fx, &off, host0, l)).collect();
     match a.dir {
         Dir::Load { signed } => gather(fx, a, &hosts, signed),
         Dir::Store => scatter(fx, a, &hosts),
@@ -45,8 +43,8 @@ pub fn emit(fx: &mut Fx, a: &Access, slot: u32, slow: Block, join: Block) {
     fx.b.ins().jump(join, &[]);
 }
 
-/// Every active lane's offset keeps its access inside the window (`rel0 + offset <= span`, offsets being
-/// zero-extended) and aligned to the access size; inactive lanes pass.
+/// Every lane's offset keeps its access inside the window (`rel0 + offset <= span`, offsets being
+/// zero-extended) and aligned to the access size.
 fn lanes_ok(fx: &mut Fx, a: &Access, off: &[Value; VECS], start: Value, rel0: Value, w_span: Value) -> Value {
     // (Used only when rel0 <= span.) An offset up to `span - rel0` fits; above 2^32 - 1 every offset does.
     let room = fx.b.ins().isub(w_span, rel0);
@@ -57,7 +55,7 @@ fn lanes_ok(fx: &mut Fx, a: &Access, off: &[Value; VECS], start: Value, rel0: Va
     let low = fx.b.ins().ireduce(I32, start);
     let low = fx.b.ins().splat(I32X4, low);
     let mut all = None;
-    for (k, &x) in off.iter().enumerate() {
+    for &x in off {
         let mut ok = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, x, room);
         // Mutant 142: lanes' alignment not tested (a misaligned lane runs instead of trapping).
         if a.bytes > 1 && !crate::mutants::active(142) {
@@ -68,27 +66,16 @@ fn lanes_ok(fx: &mut Fx, a: &Access, off: &[Value; VECS], start: Value, rel0: Va
             let aligned = fx.b.ins().icmp(IntCC::Equal, bits, zero);
             ok = fx.b.ins().band(ok, aligned);
         }
-        if !fx.full_exec {
-            let active = fx.exec_lane_mask(k);
-            let inactive = fx.b.ins().bnot(active);
-            ok = fx.b.ins().bor(ok, inactive);
-        }
         all = Some(all.map_or(ok, |s| fx.b.ins().band(s, ok)));
     }
     fx.b.ins().vall_true(all.expect("LANES > 0"))
 }
 
-/// Host address of lane `l`'s access (an inactive lane's is the window's start, which is always readable).
-fn lane_host(fx: &mut Fx, off: &[Value; VECS], host0: Value, w_host: Value, l: usize) -> Value {
+/// Host address of lane `l`'s access.
+fn lane_host(fx: &mut Fx, off: &[Value; VECS], host0: Value, l: usize) -> Value {
     let o = fx.b.ins().extractlane(off[l / 4], (l % 4) as u8);
     let o = fx.b.ins().uextend(I64, o);
-    let at = fx.b.ins().iadd(host0, o);
-    if fx.full_exec {
-        return at;
-    }
-    let exec = fx.exec_val();
-    let bit = fx.b.ins().band_imm_u(exec, 1 << l);
-    fx.b.ins().select(bit, at, w_host)
+    fx.b.ins().iadd(host0, o)
 }
 
 /// Checked above: inside the window, aligned to the access size; never traps.
@@ -97,44 +84,40 @@ fn guest_flags() -> MemFlagsData {
 }
 
 fn gather(fx: &mut Fx, a: &Access, hosts: &[Value], signed: bool) {
-    for j in 0..a.regs() {
-        let words: Vec<Value> = hosts.iter().map(|&h| read(fx, h, 4 * j as i32, a.bytes, signed)).collect();
-        let v = std::array::from_fn(|k| {
-            let mut x = fx.const_vec([0; 4]);
-            for i in 0..4 {
-                x = fx.b.ins().insertlane(x, words[4 * k + i], i as u8);
-            }
-            x
-        });
-        fx.set_v(VReg(a.rd.0 + j as u8), v);
-    }
+    let words: Vec<Value> = hosts.iter().map(|&h| read(fx, h, a.bytes, signed)).collect();
+    let v = std::array::from_fn(|k| {
+        let mut x = fx.const_vec([0; 4]);
+        for i in 0..4 {
+            x = fx.b.ins().insertlane(x, words[4 * k + i], i as u8);
+        }
+        x
+    });
+    fx.set_v(a.rd, v);
 }
 
-fn read(fx: &mut Fx, host: Value, at: i32, bytes: u32, signed: bool) -> Value {
+fn read(fx: &mut Fx, host: Value, bytes: u32, signed: bool) -> Value {
     let f = guest_flags();
     let ins = fx.b.ins();
     match (bytes, signed) {
-        (1, false) => ins.uload8(I32, f, host, at),
-        (1, true) => ins.sload8(I32, f, host, at),
-        (2, false) => ins.uload16(I32, f, host, at),
-        (2, true) => ins.sload16(I32, f, host, at),
-        _ => ins.load(I32, f, host, at),
+        (1, false) => ins.uload8(I32, f, host, 0),
+        (1, true) => ins.sload8(I32, f, host, 0),
+        (2, false) => ins.uload16(I32, f, host, 0),
+        (2, true) => ins.sload16(I32, f, host, 0),
+        _ => ins.load(I32, f, host, 0),
     }
 }
 
 fn scatter(fx: &mut Fx, a: &Access, hosts: &[Value]) {
-    let data: Vec<_> = (0..a.regs()).map(|j| fx.v(VReg(a.rd.0 + j as u8))).collect();
+    let data = fx.v(a.rd);
     // Mutant 141: lanes stored in descending order (the lowest lane wins an overlap).
     let order: Vec<usize> = if crate::mutants::active(141) { (0..LANES).rev().collect() } else { (0..LANES).collect() };
     for l in order {
-        for (j, reg) in data.iter().enumerate() {
-            let x = fx.b.ins().extractlane(reg[l / 4], (l % 4) as u8);
-            let (f, at) = (guest_flags(), 4 * j as i32);
-            match a.bytes {
-                1 => fx.b.ins().istore8(f, x, hosts[l], at),
-                2 => fx.b.ins().istore16(f, x, hosts[l], at),
-                _ => fx.b.ins().store(f, x, hosts[l], at),
-            };
-        }
+        let x = fx.b.ins().extractlane(data[l / 4], (l % 4) as u8);
+        let f = guest_flags();
+        match a.bytes {
+            1 => fx.b.ins().istore8(f, x, hosts[l], 0),
+            2 => fx.b.ins().istore16(f, x, hosts[l], 0),
+            _ => fx.b.ins().store(f, x, hosts[l], 0),
+        };
     }
 }
