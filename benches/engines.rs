@@ -17,7 +17,9 @@ fn engines(c: &mut Criterion) {
             let cfg = LaunchConfig { engine, threads: Some(1), ..setup.cfg.clone() };
             let lane_ops = device.launch(&kernel, &cfg).expect("launch").lane_ops;
             group.throughput(Throughput::Elements(lane_ops));
-            group.bench_function(format!("{name}/{engine:?}"), |b| b.iter(|| device.launch(&kernel, &cfg).expect("launch")));
+            group.bench_function(format!("{name}/{engine:?}"), |b| {
+                b.iter(|| device.launch(&kernel, &cfg).expect("launch"))
+            });
         }
     }
     group.finish();

@@ -41,7 +41,8 @@ fn build(dir: &Path) -> Result<String, String> {
     let flags = kf.flags.0;
     let counters = kf.counters;
 
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("groups")).map_err(|e| e.to_string())?
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("groups"))
+        .map_err(|e| e.to_string())?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
         .collect();
@@ -66,6 +67,13 @@ fn build(dir: &Path) -> Result<String, String> {
             println!("cargo:warning=format {} is not used by any instruction yet", f.name);
         }
     }
-    let m = gen::Model { formats: &formats, kinds: &kinds, flags: &flags, counters: &counters, groups: &groups, insns: &insns };
+    let m = gen::Model {
+        formats: &formats,
+        kinds: &kinds,
+        flags: &flags,
+        counters: &counters,
+        groups: &groups,
+        insns: &insns,
+    };
     Ok(gen::generate(&m))
 }

@@ -116,12 +116,19 @@ pub struct Arena {
 impl Arena {
     pub fn new(capacity: u64) -> Result<Arena, AllocError> {
         if capacity > MAX_CAPACITY {
-            return Err(AllocError::Map(format!("capacity {capacity} bytes exceeds the largest arena, {MAX_CAPACITY} bytes")));
+            return Err(AllocError::Map(format!(
+                "capacity {capacity} bytes exceeds the largest arena, {MAX_CAPACITY} bytes"
+            )));
         }
         let len = usize::try_from(capacity).map_err(|e| AllocError::Map(e.to_string()))?;
         let map = MmapMut::map_anon(len).map_err(|e| AllocError::Map(e.to_string()))?;
         let state = State {
-            table: BTreeMap::new(), snapshot: None, handed_out: Vec::new(), quarantine: Vec::new(), heap: None, live: 0,
+            table: BTreeMap::new(),
+            snapshot: None,
+            handed_out: Vec::new(),
+            quarantine: Vec::new(),
+            heap: None,
+            live: 0,
             next_id: 0,
         };
         Ok(Arena { map, state: Mutex::new(state) })
@@ -177,7 +184,8 @@ impl Arena {
         let granules = size.div_ceil(ALLOC_ALIGN) + 1;
         let got = u32::try_from(granules).ok().and_then(|g| heap.allocator.allocate(g));
         let Some(a) = got else {
-            let largest_free = (heap.allocator.storage_report().largest_free_region as u64).saturating_sub(1) * ALLOC_ALIGN;
+            let largest_free =
+                (heap.allocator.storage_report().largest_free_region as u64).saturating_sub(1) * ALLOC_ALIGN;
             return Err(AllocError::Exhausted { wanted: size, largest_free, capacity });
         };
         let alloc = Alloc { addr: heap.base + a.offset as u64 * ALLOC_ALIGN, size, readonly };
@@ -189,9 +197,11 @@ impl Arena {
     /// The allocator's range starts a guard granule after the last fixed allocation.
     fn new_heap(&self, table: &BTreeMap<u64, Entry>) -> Heap {
         let hi = DEVICE_BASE + self.capacity();
-        let base = table.values().next_back().map_or(DEVICE_BASE, |e| {
-            (e.alloc.addr + e.alloc.size).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN + ALLOC_ALIGN
-        }).min(hi);
+        let base = table
+            .values()
+            .next_back()
+            .map_or(DEVICE_BASE, |e| (e.alloc.addr + e.alloc.size).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN + ALLOC_ALIGN)
+            .min(hi);
         // `Arena::new` bounds the capacity to 2^32 granules; the top one is given up so the count fits in u32.
         let granules = ((hi - base) / ALLOC_ALIGN).min(u32::MAX as u64) as u32;
         Heap { allocator: Allocator::with_max_allocs(granules, ALLOCATOR_NODES), base }
@@ -234,7 +244,9 @@ impl Arena {
         let mut st = self.state();
         let Some(e) = st.table.remove(&addr) else {
             return Err(match st.table.range(..=addr).next_back() {
-                Some((_, o)) if addr < o.alloc.addr + o.alloc.size.max(1) => AllocError::NotStart { addr, start: o.alloc.addr },
+                Some((_, o)) if addr < o.alloc.addr + o.alloc.size.max(1) => {
+                    AllocError::NotStart { addr, start: o.alloc.addr }
+                }
                 _ => AllocError::NotAllocated { addr },
             });
         };
@@ -270,7 +282,8 @@ impl Arena {
         if st.quarantine.is_empty() {
             return;
         }
-        let (done, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut st.quarantine).into_iter()
+        let (done, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut st.quarantine)
+            .into_iter()
             .partition(|(_, holders)| holders.iter().all(|w| w.strong_count() == 0));
         st.quarantine = waiting;
         for (e, _) in done {
@@ -332,7 +345,8 @@ impl Arena {
 
     /// Host copy in (bounds-checked against the allocation table; constant allocations included).
     pub fn write_bytes(&self, addr: u64, data: &[u8]) -> Result<(), String> {
-        self.find(addr, data.len() as u64).ok_or_else(|| format!("{addr:#x}+{} is outside every allocation", data.len()))?;
+        self.find(addr, data.len() as u64)
+            .ok_or_else(|| format!("{addr:#x}+{} is outside every allocation", data.len()))?;
         self.copy_in(map_offset(addr), data);
         Ok(())
     }

@@ -2,11 +2,11 @@
 //! the ratios the project's targets are stated in. Throughput is lane-ops (active lanes × retired instructions)
 //! per second; times are the best of three runs, each checked against the Rust reference.
 
+use crate::cli::Failed;
 use crate::examples::{self, Size};
 use crate::{Device, Engine, Kernel, LaunchConfig};
-use lanejit_jit::Tier;
-use crate::cli::Failed;
 use anyhow::{anyhow, Result};
+use lanejit_jit::Tier;
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Clone)]
@@ -88,7 +88,13 @@ fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<crate:
 }
 
 /// One checked launch; returns (launch time, native time, retired, lane-ops, interpreted).
-fn once(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, threads: usize) -> Result<(Duration, Duration, u64, u64, u64)> {
+fn once(
+    ex: &examples::Example,
+    kernel: &Kernel,
+    engine: Engine,
+    size: Size,
+    threads: usize,
+) -> Result<(Duration, Duration, u64, u64, u64)> {
     let device = Device::new()?;
     let setup = (ex.setup)(&device, size).map_err(|e| anyhow!(e))?;
     let cfg = LaunchConfig { engine, threads: Some(threads), ..setup.cfg.clone() };
@@ -101,7 +107,13 @@ fn once(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, thr
     Ok((took, n0.elapsed(), stats.retired, stats.lane_ops, stats.interpreted))
 }
 
-fn best(ex: &examples::Example, kernel: &Kernel, engine: Engine, size: Size, threads: usize) -> Result<(Duration, Duration, u64, u64, u64)> {
+fn best(
+    ex: &examples::Example,
+    kernel: &Kernel,
+    engine: Engine,
+    size: Size,
+    threads: usize,
+) -> Result<(Duration, Duration, u64, u64, u64)> {
     let mut b = once(ex, kernel, engine, size, threads)?;
     for _ in 0..2 {
         let r = once(ex, kernel, engine, size, threads)?;
@@ -128,15 +140,24 @@ pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64) -> Result<
     };
     let secs = |d: Duration| d.as_secs_f64().max(1e-9);
     Ok(BenchRow {
-        kernel: ex.name.into(), size: format!("{size:?}").to_lowercase(), retired, lane_ops,
-        interp_s: interp.map(secs), jit_s: secs(jit), native_s: secs(native),
+        kernel: ex.name.into(),
+        size: format!("{size:?}").to_lowercase(),
+        retired,
+        lane_ops,
+        interp_s: interp.map(secs),
+        jit_s: secs(jit),
+        native_s: secs(native),
         jit_speedup: interp.map(|i| secs(i) / secs(jit)),
         interp_lane_ops_per_s: interp.map(|i| lane_ops as f64 / secs(i)),
-        jit_lane_ops_per_s: lane_ops as f64 / secs(jit), jit_vs_native: secs(jit) / secs(native),
-        compile_ms: quick_c.as_secs_f64() * 1e3, guest_insns: insns as usize,
+        jit_lane_ops_per_s: lane_ops as f64 / secs(jit),
+        jit_vs_native: secs(jit) / secs(native),
+        compile_ms: quick_c.as_secs_f64() * 1e3,
+        guest_insns: insns as usize,
         compile_us_per_insn: quick_c.as_secs_f64() * 1e6 / insns,
-        opt_compile_ms: opt_c.as_secs_f64() * 1e3, opt_compile_us_per_insn: opt_c.as_secs_f64() * 1e6 / insns,
-        quick_s: quick.map(secs), quick_speedup: interp.zip(quick).map(|(i, q)| secs(i) / secs(q)),
+        opt_compile_ms: opt_c.as_secs_f64() * 1e3,
+        opt_compile_us_per_insn: opt_c.as_secs_f64() * 1e6 / insns,
+        quick_s: quick.map(secs),
+        quick_speedup: interp.zip(quick).map(|(i, q)| secs(i) / secs(q)),
         jit_interpreted_pct: 100.0 * interpreted as f64 / retired.max(1) as f64,
     })
 }
@@ -165,13 +186,26 @@ pub fn scaling(name: &str, size: Size) -> Result<(f64, f64)> {
 }
 
 fn print_row(r: &BenchRow) {
-    let opt = |x: Option<f64>, scale: f64, w: usize| x.map_or(format!("{:>w$}", "-"), |v| format!("{:>w$.1}", v * scale));
+    let opt =
+        |x: Option<f64>, scale: f64, w: usize| x.map_or(format!("{:>w$}", "-"), |v| format!("{:>w$.1}", v * scale));
     let name = if r.size == "default" { r.kernel.clone() } else { format!("{} ({})", r.kernel, r.size) };
-    println!("{:<16} {:>11} {:>10} {:>9.2} {:>9.3} {:>8} {:>8} {:>9.0} {:>8.2} {:>9} {:>7} {:>7.2} {:>7.1} {:>7.2}",
-        name, r.retired, opt(r.interp_s, 1e3, 10), r.jit_s * 1e3, r.native_s * 1e3, opt(r.jit_speedup, 1.0, 8),
-        opt(r.interp_lane_ops_per_s, 1e-6, 8), r.jit_lane_ops_per_s / 1e6, r.jit_vs_native, opt(r.quick_s, 1e3, 9),
-        opt(r.quick_speedup, 1.0, 7), r.compile_us_per_insn * 100.0 / 1e3, r.opt_compile_us_per_insn * 100.0 / 1e3,
-        r.jit_interpreted_pct);
+    println!(
+        "{:<16} {:>11} {:>10} {:>9.2} {:>9.3} {:>8} {:>8} {:>9.0} {:>8.2} {:>9} {:>7} {:>7.2} {:>7.1} {:>7.2}",
+        name,
+        r.retired,
+        opt(r.interp_s, 1e3, 10),
+        r.jit_s * 1e3,
+        r.native_s * 1e3,
+        opt(r.jit_speedup, 1.0, 8),
+        opt(r.interp_lane_ops_per_s, 1e-6, 8),
+        r.jit_lane_ops_per_s / 1e6,
+        r.jit_vs_native,
+        opt(r.quick_s, 1e3, 9),
+        opt(r.quick_speedup, 1.0, 7),
+        r.compile_us_per_insn * 100.0 / 1e3,
+        r.opt_compile_us_per_insn * 100.0 / 1e3,
+        r.jit_interpreted_pct
+    );
 }
 
 /// `--profile N`: N launches of each kernel on the JIT, one worker thread, nothing else timed or run.
@@ -187,7 +221,11 @@ fn profile(chosen: &[&examples::Example], size: Size, launches: u32) -> Result<(
         }
         let per = t0.elapsed().as_secs_f64() * 1e3 / launches.max(1) as f64;
         // Kernels that update memory in place (saxpy, histogram) are checked only after their first launch.
-        let verdict = if launches == 1 { (setup.check)(&device).map_err(|e| Failed(format!("{}: wrong answer: {e}", ex.name)))? } else { "not checked".into() };
+        let verdict = if launches == 1 {
+            (setup.check)(&device).map_err(|e| Failed(format!("{}: wrong answer: {e}", ex.name)))?
+        } else {
+            "not checked".into()
+        };
         println!("{:<12} {launches} launches, {per:.3} ms each ({verdict})", ex.name);
     }
     Ok(())
@@ -195,7 +233,8 @@ fn profile(chosen: &[&examples::Example], size: Size, launches: u32) -> Result<(
 
 pub fn run(a: &BenchArgs) -> Result<()> {
     let (size, scaling_size) = (parse_size(&a.size)?, parse_size(&a.scaling_size)?);
-    let chosen: Vec<_> = examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))).collect();
+    let chosen: Vec<_> =
+        examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))).collect();
     if let Some(n) = a.profile {
         return profile(&chosen, size, n);
     }
@@ -205,8 +244,23 @@ pub fn run(a: &BenchArgs) -> Result<()> {
                   optimised, quick = quick code only; compile ms per 100 instructions of the whole kernel (median of 7) \
                   with the quick tier (c/100) and the optimising tier (opt/100); int% = share of the jit run's instructions the \
                   interpreter executed");
-        println!("{:<16} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7}",
-            "kernel", "retired", "interp", "jit", "native", "speedup", "interp/s", "jit/s", "jit/nat", "quick", "quick×", "c/100", "opt/100", "int%");
+        println!(
+            "{:<16} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7}",
+            "kernel",
+            "retired",
+            "interp",
+            "jit",
+            "native",
+            "speedup",
+            "interp/s",
+            "jit/s",
+            "jit/nat",
+            "quick",
+            "quick×",
+            "c/100",
+            "opt/100",
+            "int%"
+        );
     }
     let mut runs: Vec<_> = chosen.iter().map(|&e| (e, size)).collect();
     if size != Size::Large && !a.skip_large && chosen.iter().any(|e| e.name == "matmul") {
@@ -231,17 +285,33 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     for ex in chosen.iter().filter(|_| a.scaling_all) {
         let (one, two) = scaling(ex.name, size)?;
         if !a.json {
-            println!("threads: {} ({}) on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x",
-                     ex.name, format!("{size:?}").to_lowercase(), one * 1e3, two * 1e3, one / two);
+            println!(
+                "threads: {} ({}) on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x",
+                ex.name,
+                format!("{size:?}").to_lowercase(),
+                one * 1e3,
+                two * 1e3,
+                one / two
+            );
         }
-        all.push(serde_json::json!({"kernel": ex.name, "one_thread_s": one, "two_threads_s": two, "speedup": one / two}));
+        all.push(
+            serde_json::json!({"kernel": ex.name, "one_thread_s": one, "two_threads_s": two, "speedup": one / two}),
+        );
     }
     let scaling_size = format!("{scaling_size:?}").to_lowercase();
     if a.json {
         let s = scale.map(|(one, two)| serde_json::json!({"kernel": "alu_loop", "size": scaling_size, "one_thread_s": one, "two_threads_s": two, "speedup": one / two}));
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"rows": rows, "scaling": s, "scaling_all": all}))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({"rows": rows, "scaling": s, "scaling_all": all}))?
+        );
     } else if let Some((one, two)) = scale {
-        println!("threads: alu_loop ({scaling_size}) on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x", one * 1e3, two * 1e3, one / two);
+        println!(
+            "threads: alu_loop ({scaling_size}) on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x",
+            one * 1e3,
+            two * 1e3,
+            one / two
+        );
     }
     Ok(())
 }

@@ -166,7 +166,11 @@ fn iota(s: &str) -> Result<[u32; LANES], String> {
         Some((m, b)) => (m, b),
         None => (rest, "0"),
     };
-    let k = if k.is_empty() { 1 } else { k.strip_prefix('*').ok_or(format!("bad iota `{s}`"))?.parse::<i64>().map_err(|_| format!("bad iota `{s}`"))? };
+    let k = if k.is_empty() {
+        1
+    } else {
+        k.strip_prefix('*').ok_or(format!("bad iota `{s}`"))?.parse::<i64>().map_err(|_| format!("bad iota `{s}`"))?
+    };
     let b = b.parse::<i64>().map_err(|_| format!("bad iota `{s}`"))?;
     Ok(std::array::from_fn(|l| (l as i64 * k + b) as u32))
 }
@@ -181,7 +185,11 @@ fn words_hex(words: &[Val]) -> Result<String, String> {
 
 /// The `lanejit wave` state of a case's `init`.
 pub fn init_state(c: &CaseState) -> Result<StateJson, String> {
-    let mut s = StateJson { exec: c.exec.as_ref().map(Val::bits).transpose()?, fcsr: c.fcsr.as_ref().map(Val::bits).transpose()?, ..Default::default() };
+    let mut s = StateJson {
+        exec: c.exec.as_ref().map(Val::bits).transpose()?,
+        fcsr: c.fcsr.as_ref().map(Val::bits).transpose()?,
+        ..Default::default()
+    };
     for (r, v) in &c.v {
         s.v.insert(r.to_string(), v.lanes()?.to_vec());
     }
@@ -217,29 +225,51 @@ pub fn run_case_with(case: &Case, engine: Engine, prepare: impl FnOnce(&Kernel))
             errs.push(format!("retired: expected {r}, got {}", out.state.retired));
         }
     }
-    if errs.is_empty() { Ok(()) } else { Err(errs.join("\n")) }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(errs.join("\n"))
+    }
 }
 
 fn check_regs(e: &CaseState, start: &WaveState, end: &WaveState, errs: &mut Vec<String>) -> Result<(), String> {
     for r in 0..VREGS {
-        let want = match e.v.get(&(r as u32)) { Some(v) => v.lanes()?, None => start.v[r] };
+        let want = match e.v.get(&(r as u32)) {
+            Some(v) => v.lanes()?,
+            None => start.v[r],
+        };
         if want != end.v[r] {
-            let diff: Vec<String> = (0..LANES).filter(|&l| want[l] != end.v[r][l])
-                .map(|l| format!("lane {l}: expected {:#x}, got {:#x}", want[l], end.v[r][l])).collect();
-            errs.push(format!("v{r}{}: {}", if e.v.contains_key(&(r as u32)) { "" } else { " (expected unchanged)" }, diff.join("; ")));
+            let diff: Vec<String> = (0..LANES)
+                .filter(|&l| want[l] != end.v[r][l])
+                .map(|l| format!("lane {l}: expected {:#x}, got {:#x}", want[l], end.v[r][l]))
+                .collect();
+            errs.push(format!(
+                "v{r}{}: {}",
+                if e.v.contains_key(&(r as u32)) { "" } else { " (expected unchanged)" },
+                diff.join("; ")
+            ));
         }
     }
     for r in 0..UREGS {
-        let want = match e.u.get(&(r as u32)) { Some(x) => x.bits()?, None => start.u[r] };
+        let want = match e.u.get(&(r as u32)) {
+            Some(x) => x.bits()?,
+            None => start.u[r],
+        };
         if want != end.u[r] {
             errs.push(format!("u{r}: expected {want:#x}, got {:#x}", end.u[r]));
         }
     }
-    let exec = match &e.exec { Some(x) => x.bits()?, None => start.exec };
+    let exec = match &e.exec {
+        Some(x) => x.bits()?,
+        None => start.exec,
+    };
     if exec != end.exec {
         errs.push(format!("exec: expected {exec:#010x}, got {:#010x}", end.exec));
     }
-    let fcsr = match &e.fcsr { Some(x) => x.bits()?, None => start.fcsr };
+    let fcsr = match &e.fcsr {
+        Some(x) => x.bits()?,
+        None => start.fcsr,
+    };
     if fcsr != end.fcsr {
         errs.push(format!("fcsr: expected {fcsr:#x}, got {:#x}", end.fcsr));
     }
@@ -266,7 +296,9 @@ fn check_trap(e: &CaseState, got: Option<&lanejit_interp::Trap>, errs: &mut Vec<
     match (&e.trap, got) {
         (None, None) => {}
         (None, Some(t)) => errs.push(format!("unexpected trap: {t}")),
-        (Some(w), None) => errs.push(format!("expected trap {} at pc {:#x}, but the wave ended normally", w.kind, w.pc)),
+        (Some(w), None) => {
+            errs.push(format!("expected trap {} at pc {:#x}, but the wave ended normally", w.kind, w.pc))
+        }
         (Some(w), Some(t)) => {
             if w.kind != t.kind.name() || w.pc != t.pc {
                 errs.push(format!("expected trap {} at pc {:#x}, got {t}", w.kind, w.pc));

@@ -161,8 +161,16 @@ impl RunArgs {
     /// The options `runcmd` takes (buffers and scalars still as text: `runcmd::parse_inputs` checks them).
     pub fn options(&self) -> crate::runcmd::RunOptions {
         crate::runcmd::RunOptions {
-            grid: self.grid, wg: self.wg, buffers: self.buffers.clone(), args: self.args.clone(), engine: self.engine,
-            trace: self.trace, threads: self.threads, show: self.show, budget: self.budget, deadline: self.deadline,
+            grid: self.grid,
+            wg: self.wg,
+            buffers: self.buffers.clone(),
+            args: self.args.clone(),
+            engine: self.engine,
+            trace: self.trace,
+            threads: self.threads,
+            show: self.show,
+            budget: self.budget,
+            deadline: self.deadline,
         }
     }
 }
@@ -263,7 +271,8 @@ fn asm(input: &Path, output: &Path) -> Result<()> {
     let src = std::fs::read_to_string(input).with_context(|| format!("reading {}", input.display()))?;
     let p = lanejit_isa::assemble(&input.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?;
     refuse_overwrite(output, &[input])?;
-    std::fs::write(output, lanejit_isa::container::write(&p)).with_context(|| format!("writing {}", output.display()))?;
+    std::fs::write(output, lanejit_isa::container::write(&p))
+        .with_context(|| format!("writing {}", output.display()))?;
     eprintln!("{}: {} words, kernel `{}`", output.display(), p.words.len(), p.meta.name);
     Ok(())
 }
@@ -300,7 +309,8 @@ fn run_wave(a: &WaveArgs) -> Result<()> {
         deadline: Some(a.deadline.unwrap_or(wave::DEFAULT_WAVE_DEADLINE)),
     };
     let mut tracer = PrintTracer { out: std::io::stderr() };
-    let out = wave::run_wave_limited(&kernel, &state, a.engine, limits, a.trace.then_some(&mut tracer as _)).map_err(|e| anyhow!(e))?;
+    let out = wave::run_wave_limited(&kernel, &state, a.engine, limits, a.trace.then_some(&mut tracer as _))
+        .map_err(|e| anyhow!(e))?;
     let json = serde_json::to_string_pretty(&out.to_json())?;
     match &a.dump {
         Some(p) => std::fs::write(p, json + "\n").with_context(|| format!("writing {}", p.display()))?,

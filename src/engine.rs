@@ -3,8 +3,8 @@
 //! optimising tier; `auto` compiles block by block as blocks become hot (`tier`), running the compiled blocks
 //! natively and the others in the interpreter.
 
-use crate::{Engine, Kernel};
 use crate::tier::Tiers;
+use crate::{Engine, Kernel};
 use lanejit_interp::{run, run_counting, Code, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
 use lanejit_jit::lanes_mem::WindowCache;
 use lanejit_jit::{CompiledKernel, NextWave};
@@ -96,15 +96,23 @@ impl<'k> Runner<'k> {
     /// the next wave it gives (in compiled code or in the run loop; `env` follows), until it gives none;
     /// `max_steps` counts the instructions of all the waves.
     #[allow(clippy::too_many_arguments)]
-    pub fn run(&mut self, w: &mut WaveState, mem: &mut dyn Memory, env: &mut WaveEnv, max_steps: u64,
-               tracer: Option<&mut (dyn Tracer + '_)>, windows: &mut WindowCache, next: Option<&mut dyn NextWave>) -> Result<Stop, Trap> {
+    pub fn run(
+        &mut self,
+        w: &mut WaveState,
+        mem: &mut dyn Memory,
+        env: &mut WaveEnv,
+        max_steps: u64,
+        tracer: Option<&mut (dyn Tracer + '_)>,
+        windows: &mut WindowCache,
+        next: Option<&mut dyn NextWave>,
+    ) -> Result<Stop, Trap> {
         let kernel = self.kernel;
         let code = &kernel.code;
         match (self.engine, tracer) {
             (Engine::Jit, None) if kernel.promote.compiles_everything() => match kernel.compiled() {
                 Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, None, windows, next),
                 // `launch` compiles before it starts, so this is only reached by callers that did not check.
-                Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None))
+                Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None)),
             },
             (Engine::Jit, None) => match kernel.quick() {
                 // Hot blocks run in the optimised code, every other block in the quick code, which counts block
@@ -118,7 +126,7 @@ impl<'k> Runner<'k> {
                     let hits = self.counts.next(&kernel.promote, code);
                     lanejit_jit::run(codes, code, w, mem, env, max_steps, Some(hits), windows, next)
                 }
-                Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None))
+                Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None)),
             },
             (Engine::Auto, None) if kernel.tiers.compiles_everything() => {
                 Runner::new(kernel, Engine::Jit).run(w, mem, env, max_steps, None, windows, next)
@@ -128,10 +136,14 @@ impl<'k> Runner<'k> {
                 let hits = self.counts.next(&kernel.tiers, code);
                 match &self.opt {
                     Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, Some(hits), windows, next),
-                    None => interpreted(w, env, max_steps, windows, next, |w, env, n| run_counting(code, w, mem, env, n, hits)),
+                    None => interpreted(w, env, max_steps, windows, next, |w, env, n| {
+                        run_counting(code, w, mem, env, n, hits)
+                    }),
                 }
             }
-            (_, mut tracer) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, tracer.as_deref_mut())),
+            (_, mut tracer) => interpreted(w, env, max_steps, windows, next, |w, env, n| {
+                run(code, w, mem, env, n, tracer.as_deref_mut())
+            }),
         }
     }
 }
@@ -139,8 +151,14 @@ impl<'k> Runner<'k> {
 /// Runs the interpreter (`f` runs up to n instructions of the wave in `w`) for up to `max_steps` instructions,
 /// going on with the waves `next` gives when one ends. Every instruction counts as interpreted (compiled runs
 /// count their own hand-overs in `WindowCache::interpreted`).
-fn interpreted(w: &mut WaveState, env: &mut WaveEnv, max_steps: u64, windows: &mut WindowCache, mut next: Option<&mut dyn NextWave>,
-               mut f: impl FnMut(&mut WaveState, &WaveEnv, u64) -> Result<Stop, Trap>) -> Result<Stop, Trap> {
+fn interpreted(
+    w: &mut WaveState,
+    env: &mut WaveEnv,
+    max_steps: u64,
+    windows: &mut WindowCache,
+    mut next: Option<&mut dyn NextWave>,
+    mut f: impl FnMut(&mut WaveState, &WaveEnv, u64) -> Result<Stop, Trap>,
+) -> Result<Stop, Trap> {
     let mut left = max_steps;
     loop {
         let r0 = w.retired;
@@ -157,7 +175,15 @@ fn interpreted(w: &mut WaveState, env: &mut WaveEnv, max_steps: u64, windows: &m
 /// Runs up to `max_steps` instructions of one wave (a [`Runner`] for one chunk, harvested at its end: callers
 /// that run many chunks should keep a runner).
 #[allow(clippy::too_many_arguments)]
-pub fn run_chunk(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
-                 tracer: Option<&mut (dyn Tracer + '_)>, windows: &mut WindowCache) -> Result<Stop, Trap> {
+pub fn run_chunk(
+    kernel: &Kernel,
+    engine: Engine,
+    w: &mut WaveState,
+    mem: &mut dyn Memory,
+    env: &WaveEnv,
+    max_steps: u64,
+    tracer: Option<&mut (dyn Tracer + '_)>,
+    windows: &mut WindowCache,
+) -> Result<Stop, Trap> {
     Runner::new(kernel, engine).run(w, mem, &mut env.clone(), max_steps, tracer, windows, None)
 }

@@ -5,10 +5,10 @@
 //! ([`wave::run_wave`]) from a JSON state.
 
 pub mod arena;
+pub mod bench;
 pub mod cases;
 pub mod cli;
 pub mod engine;
-pub mod bench;
 pub mod examples;
 pub mod fuzz;
 pub mod launch;
@@ -71,7 +71,17 @@ impl Kernel {
         let code = Arc::new(Code::new(program.words.clone()));
         let tiers = Arc::new(tier::Tiers::new(&code, tier::auto_threshold()));
         let promote = Arc::new(tier::Tiers::new(&code, tier::jit_threshold()));
-        Kernel { program, code, jit: Arc::default(), quick: Arc::default(), tiers, promote, written: Arc::default(), named: Arc::default(), barrier: Arc::default() }
+        Kernel {
+            program,
+            code,
+            jit: Arc::default(),
+            quick: Arc::default(),
+            tiers,
+            promote,
+            written: Arc::default(),
+            named: Arc::default(),
+            barrier: Arc::default(),
+        }
     }
 
     /// The vector and uniform registers some instruction of the kernel may write (at any word offset):
@@ -84,7 +94,11 @@ impl Kernel {
     /// runs to its end before the next one starts.
     pub fn may_wait_at_barrier(&self) -> bool {
         *self.barrier.get_or_init(|| {
-            self.code.decoded.iter().flatten().any(|(insn, _)| matches!(insn, lanejit_isa::Insn::Ctrl(lanejit_isa::CtrlInsn::Barrier)))
+            self.code
+                .decoded
+                .iter()
+                .flatten()
+                .any(|(insn, _)| matches!(insn, lanejit_isa::Insn::Ctrl(lanejit_isa::CtrlInsn::Barrier)))
         })
     }
 
@@ -96,18 +110,28 @@ impl Kernel {
 
     /// The whole kernel compiled with the optimising tier, on first use.
     pub fn compiled(&self) -> Result<&CompiledKernel, String> {
-        self.jit.get_or_init(|| lanejit_jit::compile(&self.code).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone)
+        self.jit
+            .get_or_init(|| lanejit_jit::compile(&self.code).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// The whole kernel compiled with the quick tier, on first use.
     pub fn quick(&self) -> Result<&CompiledKernel, String> {
-        self.quick.get_or_init(|| lanejit_jit::compile_quick(&self.code).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone)
+        self.quick
+            .get_or_init(|| lanejit_jit::compile_quick(&self.code).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Compiles what `--engine jit` starts with (the quick code, or the optimised code when `promote` compiles
     /// everything up front), so that a compile error is reported before anything runs.
     pub fn jit_ready(&self) -> Result<(), String> {
-        if self.promote.compiles_everything() { self.compiled().map(drop) } else { self.quick().map(drop) }
+        if self.promote.compiles_everything() {
+            self.compiled().map(drop)
+        } else {
+            self.quick().map(drop)
+        }
     }
 
     /// Assembles source text; errors carry file, line and column.

@@ -1,11 +1,11 @@
 //! `lanejit run`: launch a kernel file with buffers given on the command line, or a bundled example whose
 //! answer is checked against its Rust reference.
 
+use crate::arena::ALLOC_ALIGN;
 use crate::cli::Failed;
 use crate::examples::{self, Size};
 use crate::launch::{launch_traced, LaunchStats, MAX_ARG_BYTES};
 use crate::trace::PrintTracer;
-use crate::arena::ALLOC_ALIGN;
 use crate::{Device, Engine, Kernel, LaunchConfig, LaunchError};
 use anyhow::{anyhow, bail, Result};
 use std::time::Duration;
@@ -64,7 +64,9 @@ pub struct BufferSpec {
 impl BufferSpec {
     /// Bytes of the buffer, without overflow (a count near 2^64 must not wrap to a small size).
     fn bytes(&self, spec: &str) -> Result<u64> {
-        self.count.checked_mul(4).ok_or_else(|| anyhow!("buffer `{spec}`: {} elements of 4 bytes overflow a 64-bit size", self.count))
+        self.count
+            .checked_mul(4)
+            .ok_or_else(|| anyhow!("buffer `{spec}`: {} elements of 4 bytes overflow a 64-bit size", self.count))
     }
 }
 
@@ -77,13 +79,18 @@ pub fn parse_buffer(s: &str) -> Result<BufferSpec> {
         "f32" => Elem::F32,
         t => bail!("buffer `{s}`: unknown type `{t}` (u32, i32 or f32)"),
     };
-    let count = parts.get(1).ok_or_else(|| anyhow!("buffer `{s}`: expected TYPE:COUNT[:INIT]"))?
-        .parse::<u64>().map_err(|_| anyhow!("buffer `{s}`: COUNT must be an integer in 0..={}", u64::MAX))?;
+    let count = parts
+        .get(1)
+        .ok_or_else(|| anyhow!("buffer `{s}`: expected TYPE:COUNT[:INIT]"))?
+        .parse::<u64>()
+        .map_err(|_| anyhow!("buffer `{s}`: COUNT must be an integer in 0..={}", u64::MAX))?;
     let init = match parts.get(2).copied().unwrap_or("zero") {
         "zero" => Init::Zero,
         "iota" => Init::Iota,
         i if i.starts_with("const=") => Init::Const(scalar(&i[6..], elem).map_err(|e| anyhow!("buffer `{s}`: {e}"))?),
-        i if i.starts_with("rand=") => Init::Rand(i[5..].parse().map_err(|_| anyhow!("buffer `{s}`: the seed must be an integer in 0..={}", u64::MAX))?),
+        i if i.starts_with("rand=") => Init::Rand(
+            i[5..].parse().map_err(|_| anyhow!("buffer `{s}`: the seed must be an integer in 0..={}", u64::MAX))?,
+        ),
         i => bail!("buffer `{s}`: unknown initialiser `{i}` (zero, iota, const=V, rand=SEED)"),
     };
     Ok(BufferSpec { elem, count, init })
@@ -92,7 +99,10 @@ pub fn parse_buffer(s: &str) -> Result<BufferSpec> {
 /// The buffer's words; called only once its memory is allocated, so the count fits the device.
 fn fill(b: &BufferSpec) -> Vec<u32> {
     let n = b.count as usize;
-    let num = |i: usize| match b.elem { Elem::F32 => (i as f32).to_bits(), _ => i as u32 };
+    let num = |i: usize| match b.elem {
+        Elem::F32 => (i as f32).to_bits(),
+        _ => i as u32,
+    };
     match b.init {
         Init::Zero => vec![0; n],
         Init::Iota => (0..n).map(num).collect(),
@@ -180,11 +190,15 @@ fn upload_buffers(device: &Device, buffers: &[String], specs: &[BufferSpec]) -> 
 }
 
 fn show(words: &[u32], elem: Elem, n: usize) -> String {
-    let items: Vec<String> = words.iter().take(n).map(|w| match elem {
-        Elem::U32 => w.to_string(),
-        Elem::I32 => (*w as i32).to_string(),
-        Elem::F32 => format!("{}", f32::from_bits(*w)),
-    }).collect();
+    let items: Vec<String> = words
+        .iter()
+        .take(n)
+        .map(|w| match elem {
+            Elem::U32 => w.to_string(),
+            Elem::I32 => (*w as i32).to_string(),
+            Elem::F32 => format!("{}", f32::from_bits(*w)),
+        })
+        .collect();
     let more = if words.len() > n { format!(", … ({} total)", words.len()) } else { String::new() };
     format!("[{}{more}]", items.join(", "))
 }
@@ -199,8 +213,15 @@ fn launch_with(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, trace: bool
 
 fn report(stats: &LaunchStats) {
     let secs = stats.elapsed.as_secs_f64().max(1e-9);
-    println!("stats: {} workgroups, {} waves, {} instructions, {} lane-ops, {:.3} ms, {:.1} M lane-ops/s",
-        stats.workgroups, stats.waves, stats.retired, stats.lane_ops, secs * 1e3, stats.lane_ops as f64 / secs / 1e6);
+    println!(
+        "stats: {} workgroups, {} waves, {} instructions, {} lane-ops, {:.3} ms, {:.1} M lane-ops/s",
+        stats.workgroups,
+        stats.waves,
+        stats.retired,
+        stats.lane_ops,
+        secs * 1e3,
+        stats.lane_ops as f64 / secs / 1e6
+    );
 }
 
 /// A trap is the kernel's failure (exit code 1); a configuration error is the user's (exit code 2).
@@ -231,7 +252,12 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
     let device = Device::new()?;
     check_fits(&device, &o.buffers, &specs, specs.len() as u64 * 8 + scalars.len() as u64 * 4)?;
     let addrs = upload_buffers(&device, &o.buffers, &specs)?;
-    let mut cfg = LaunchConfig { grid: o.grid.unwrap_or([1, 1, 1]), workgroup: o.wg, args: examples::args(&addrs, &scalars), ..Default::default() };
+    let mut cfg = LaunchConfig {
+        grid: o.grid.unwrap_or([1, 1, 1]),
+        workgroup: o.wg,
+        args: examples::args(&addrs, &scalars),
+        ..Default::default()
+    };
     o.apply(&mut cfg);
     let stats = finish(launch_with(&device, kernel, &cfg, o.trace))?;
     for (i, (s, a)) in specs.iter().zip(&addrs).enumerate() {

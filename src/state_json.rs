@@ -61,7 +61,15 @@ pub struct TrapJson {
 
 impl From<&Trap> for TrapJson {
     fn from(t: &Trap) -> Self {
-        TrapJson { kind: t.kind.name().into(), pc: t.pc, wave: t.wave, lanes: t.lanes, addrs: t.addrs.clone(), code: t.code, detail: t.detail.clone() }
+        TrapJson {
+            kind: t.kind.name().into(),
+            pc: t.pc,
+            wave: t.wave,
+            lanes: t.lanes,
+            addrs: t.addrs.clone(),
+            code: t.code,
+            detail: t.detail.clone(),
+        }
     }
 }
 
@@ -113,7 +121,10 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
         if c.is_whitespace() && high.is_none() {
             continue;
         }
-        let digit = c.to_digit(16).ok_or_else(|| format!("`{c}` at byte {i} is not a hex digit (expected pairs of 0-9, a-f)"))? as u8;
+        let digit = c
+            .to_digit(16)
+            .ok_or_else(|| format!("`{c}` at byte {i} is not a hex digit (expected pairs of 0-9, a-f)"))?
+            as u8;
         match high.take() {
             None => high = Some(digit),
             Some(h) => out.push(h << 4 | digit),
@@ -129,10 +140,14 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
 /// or a rounding mode that is not a static one (`dyn` and the reserved encodings).
 pub fn check_fcsr(fcsr: u32) -> Result<(), String> {
     if fcsr & !FCSR_WRITABLE != 0 {
-        return Err(format!("fcsr {fcsr:#x} sets bits outside {FCSR_WRITABLE:#x} (rounding mode and the two flush bits)"));
+        return Err(format!(
+            "fcsr {fcsr:#x} sets bits outside {FCSR_WRITABLE:#x} (rounding mode and the two flush bits)"
+        ));
     }
     match Rm::from_raw(fcsr & FCSR_RM_MASK) {
-        Some(Rm::Dyn) | None => Err(format!("fcsr {fcsr:#x} holds rounding mode {}, not a static mode (0..=4)", fcsr & FCSR_RM_MASK)),
+        Some(Rm::Dyn) | None => {
+            Err(format!("fcsr {fcsr:#x} holds rounding mode {}, not a static mode (0..=4)", fcsr & FCSR_RM_MASK))
+        }
         Some(_) => Ok(()),
     }
 }
@@ -174,7 +189,9 @@ impl StateJson {
         if !shape.is_object() {
             return Err(format!("a state must be a JSON object, found {}", json_kind(&shape)));
         }
-        if let Some(bad) = shape.get("memory").and_then(|m| m.as_array()).and_then(|a| a.iter().find(|m| !m.is_object())) {
+        if let Some(bad) =
+            shape.get("memory").and_then(|m| m.as_array()).and_then(|a| a.iter().find(|m| !m.is_object()))
+        {
             return Err(format!("each memory range must be an object {{\"addr\", \"hex\"}}, found {}", json_kind(bad)));
         }
         let state: StateJson = serde_json::from_str(text).map_err(|e| e.to_string())?;
@@ -189,7 +206,8 @@ impl StateJson {
     pub fn to_wave(&self) -> Result<WaveState, String> {
         let fcsr = self.fcsr.unwrap_or(0);
         check_fcsr(fcsr)?;
-        let mut w = WaveState { exec: self.exec.unwrap_or(u32::MAX), fcsr, pc: self.pc.unwrap_or(0), ..Default::default() };
+        let mut w =
+            WaveState { exec: self.exec.unwrap_or(u32::MAX), fcsr, pc: self.pc.unwrap_or(0), ..Default::default() };
         for (i, lanes) in unique_registers(&self.v, 'v', VREGS)? {
             if lanes.len() != LANES {
                 return Err(format!("v{i} has {} values, expected {LANES}", lanes.len()));

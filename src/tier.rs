@@ -8,7 +8,10 @@
 use lanejit_interp::Code;
 use lanejit_jit::CompiledKernel;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::{Acquire, Relaxed, Release}};
+use std::sync::atomic::{
+    AtomicBool, AtomicU32, AtomicU64, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use std::sync::{Arc, Mutex};
 
 /// Times a block must start before `auto` compiles it.
@@ -28,7 +31,11 @@ pub fn jit_threshold() -> u32 {
 
 fn threshold_from_env(name: &str) -> Option<u32> {
     let v = std::env::var(name).ok()?;
-    if v == "never" { Some(u32::MAX) } else { v.parse().ok() }
+    if v == "never" {
+        Some(u32::MAX)
+    } else {
+        v.parse().ok()
+    }
 }
 
 /// Hot sets of up to this many blocks are always compiled whole, so that their blocks chain directly. A larger
@@ -194,7 +201,11 @@ impl Tiers {
         if !same {
             if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
                 let pcs: Vec<String> = (0..hot.len()).filter(|&i| hot[i]).map(|i| format!("{:#x}", 4 * i)).collect();
-                eprintln!("tiering: optimising blocks at {}{}", pcs.join(" "), if base.is_some() { " (the new ones onto the current code)" } else { "" });
+                eprintln!(
+                    "tiering: optimising blocks at {}{}",
+                    pcs.join(" "),
+                    if base.is_some() { " (the new ones onto the current code)" } else { "" }
+                );
             }
             let result = match &base {
                 Some(b) => lanejit_jit::compile_more(b, code, &hot),

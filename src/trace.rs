@@ -13,8 +13,10 @@ impl<W: Write> Tracer for PrintTracer<W> {
         let text = lanejit_isa::disasm::format_insn(insn, pc, &Default::default());
         let mut line = format!("{pc:06x}  exec={:08x}  {text}", before.exec);
         for r in (0..VREGS).filter(|&r| before.v[r] != after.v[r]) {
-            let lanes: Vec<String> = (0..LANES).filter(|&l| before.v[r][l] != after.v[r][l])
-                .map(|l| format!("{l}:{:#x}", after.v[r][l])).collect();
+            let lanes: Vec<String> = (0..LANES)
+                .filter(|&l| before.v[r][l] != after.v[r][l])
+                .map(|l| format!("{l}:{:#x}", after.v[r][l]))
+                .collect();
             line += &format!("  v{r}=[{}]", lanes.join(" "));
         }
         for r in (0..UREGS).filter(|&r| before.u[r] != after.u[r]) {

@@ -4,7 +4,7 @@
 use crate::state_json::{parse_hex, to_hex, MemJson, StateJson};
 use crate::wavemem::WaveMemory;
 use crate::{engine_available, Device, Engine, Kernel};
-use lanejit_interp::{Memory, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
+use lanejit_interp::{Memory, Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
 use std::time::{Duration, Instant};
 
 /// Default instruction budget of a single-wave run.
@@ -46,15 +46,31 @@ impl WaveOutcome {
 
 /// Runs one wave of `kernel` from `init` with `budget` and the default deadline. Memory exists only where
 /// `init.memory` puts it.
-pub fn run_wave(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, tracer: Option<&mut dyn Tracer>) -> Result<WaveOutcome, String> {
+pub fn run_wave(
+    kernel: &Kernel,
+    init: &StateJson,
+    engine: Engine,
+    budget: u64,
+    tracer: Option<&mut dyn Tracer>,
+) -> Result<WaveOutcome, String> {
     run_wave_limited(kernel, init, engine, WaveLimits { budget, ..WaveLimits::default() }, tracer)
 }
 
 /// Runs one wave of `kernel` from `init` until `end`, a trap, or one of `limits`. A `barrier` is passed at
 /// once: the wave is its workgroup's only one, so the barrier is trivially satisfied, as in a launch.
-pub fn run_wave_limited(kernel: &Kernel, init: &StateJson, engine: Engine, limits: WaveLimits, tracer: Option<&mut dyn Tracer>) -> Result<WaveOutcome, String> {
+pub fn run_wave_limited(
+    kernel: &Kernel,
+    init: &StateJson,
+    engine: Engine,
+    limits: WaveLimits,
+    tracer: Option<&mut dyn Tracer>,
+) -> Result<WaveOutcome, String> {
     if let Some(d) = limits.deadline.filter(|d| *d > crate::launch::MAX_DEADLINE) {
-        return Err(format!("deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)", d.as_secs_f64(), crate::launch::MAX_DEADLINE.as_secs()));
+        return Err(format!(
+            "deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)",
+            d.as_secs_f64(),
+            crate::launch::MAX_DEADLINE.as_secs()
+        ));
     }
     let deadline = limits.deadline.map(|d| Instant::now() + d);
     engine_available(engine)?;
@@ -67,12 +83,20 @@ pub fn run_wave_limited(kernel: &Kernel, init: &StateJson, engine: Engine, limit
     let allocs = device.arena.allocations();
     let mut shared = vec![0u8; meta.shared_bytes as usize + crate::launch::SHARED_RED_ZONE];
     let mut private = vec![0u8; meta.private_bytes as usize * LANES];
-    let mut mem = WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut shared[..meta.shared_bytes as usize], private: &mut private, private_bytes: meta.private_bytes as u64 };
+    let mut mem = WaveMemory {
+        arena: &device.arena,
+        allocs: &allocs,
+        shared: &mut shared[..meta.shared_bytes as usize],
+        private: &mut private,
+        private_bytes: meta.private_bytes as u64,
+    };
     let env = WaveEnv { wave_id: 0, wave_count: 1, wg_size: [LANES as u32, 1, 1], grid: [1, 1, 1], wg_id: [0; 3] };
     let budget = limits.budget;
     let trap = match run_chunks(kernel, engine, &mut w, &mut mem, &env, budget, deadline, tracer) {
         Ok(Ended::End) => None,
-        Ok(Ended::Budget) => Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"))),
+        Ok(Ended::Budget) => {
+            Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted")))
+        }
         Ok(Ended::Deadline) => {
             let secs = limits.deadline.unwrap_or_default().as_secs_f64();
             Some(Trap::new(TrapKind::DeadlineExceeded, w.pc, format!("wall-clock deadline of {secs} s passed")))
@@ -101,8 +125,16 @@ enum Ended {
 /// Runs until the wave ends or traps, `budget` instructions retire or `deadline` passes: in chunks of
 /// [`DEADLINE_CHUNK`], or in growing ones from [`AUTO_FIRST_CHUNK`] while tiering. A barrier is passed.
 #[allow(clippy::too_many_arguments)]
-fn run_chunks(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, budget: u64,
-              deadline: Option<Instant>, mut tracer: Option<&mut dyn Tracer>) -> Result<Ended, Trap> {
+fn run_chunks(
+    kernel: &Kernel,
+    engine: Engine,
+    w: &mut WaveState,
+    mem: &mut dyn Memory,
+    env: &WaveEnv,
+    budget: u64,
+    deadline: Option<Instant>,
+    mut tracer: Option<&mut dyn Tracer>,
+) -> Result<Ended, Trap> {
     let tiering = match engine {
         Engine::Auto => true,
         Engine::Jit => kernel.promote.compiles_as_hot(),
@@ -119,7 +151,16 @@ fn run_chunks(kernel: &Kernel, engine: Engine, w: &mut WaveState, mem: &mut dyn 
         if deadline.is_some_and(|d| Instant::now() > d) {
             return Ok(Ended::Deadline);
         }
-        match crate::engine::run_chunk(kernel, engine, w, mem, env, left.min(chunk), tracer.as_deref_mut(), &mut windows)? {
+        match crate::engine::run_chunk(
+            kernel,
+            engine,
+            w,
+            mem,
+            env,
+            left.min(chunk),
+            tracer.as_deref_mut(),
+            &mut windows,
+        )? {
             Stop::End => return Ok(Ended::End),
             Stop::Barrier => {}
             Stop::Steps if tiering && w.retired - start >= AUTO_SHORT => {
@@ -148,7 +189,8 @@ pub fn device_with(memory: &[MemJson]) -> Result<(Device, Vec<Range>), String> {
 
 /// The contents of `ranges` now, in the initial state's format.
 pub fn read_back(device: &Device, ranges: &[Range]) -> Result<Vec<MemJson>, String> {
-    ranges.iter()
+    ranges
+        .iter()
         .map(|&(addr, len, readonly)| device.read(addr, len).map(|b| MemJson { addr, hex: to_hex(&b), readonly }))
         .collect()
 }

@@ -41,7 +41,11 @@ impl WaveMemory<'_> {
     }
 
     fn local_buf(&mut self, sp: Sp) -> &mut [u8] {
-        if sp == Sp::Shared { self.shared } else { self.private }
+        if sp == Sp::Shared {
+            self.shared
+        } else {
+            self.private
+        }
     }
 }
 

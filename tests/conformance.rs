@@ -25,7 +25,13 @@ fn case_files() -> Vec<PathBuf> {
 fn all_cases() -> &'static [(PathBuf, Vec<Case>)] {
     static CASES: OnceLock<Vec<(PathBuf, Vec<Case>)>> = OnceLock::new();
     CASES.get_or_init(|| {
-        case_files().into_iter().map(|p| match cases::load(&p) { Ok(f) => (p, f.cases), Err(e) => panic!("{e}") }).collect()
+        case_files()
+            .into_iter()
+            .map(|p| match cases::load(&p) {
+                Ok(f) => (p, f.cases),
+                Err(e) => panic!("{e}"),
+            })
+            .collect()
     })
 }
 
@@ -46,7 +52,12 @@ fn check(mode: &str, engine: Engine, jit_hot: u32) {
     }
     assert!(total > 0, "no conformance cases found");
     println!("{mode}: {total} case runs, {} failures", failures.len());
-    assert!(failures.is_empty(), "{mode}: {} of {total} case runs failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{mode}: {} of {total} case runs failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 // One test per mode, so that the harness runs them side by side. `--engine jit` runs three ways: as shipped

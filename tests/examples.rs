@@ -21,9 +21,16 @@ struct Mode {
 fn modes() -> Vec<Mode> {
     let shipped = tier::jit_threshold();
     let mode = |name, engine, jit_hot| Mode { name, engine, jit_hot };
-    [mode("interp", Engine::Interp, shipped), mode("jit", Engine::Jit, shipped), mode("jit-opt", Engine::Jit, 0),
-     mode("jit-quick", Engine::Jit, u32::MAX), mode("auto", Engine::Auto, shipped)]
-        .into_iter().filter(|m| engine_available(m.engine).is_ok()).collect()
+    [
+        mode("interp", Engine::Interp, shipped),
+        mode("jit", Engine::Jit, shipped),
+        mode("jit-opt", Engine::Jit, 0),
+        mode("jit-quick", Engine::Jit, u32::MAX),
+        mode("auto", Engine::Auto, shipped),
+    ]
+    .into_iter()
+    .filter(|m| engine_available(m.engine).is_ok())
+    .collect()
 }
 
 /// Runs one example in one mode and returns its check summary.
@@ -61,8 +68,24 @@ macro_rules! example_tests {
     };
 }
 
-example_tests!(vadd, saxpy, reduce, scan, bitonic, histogram, matmul, divergent, alu_loop, xlane_loop, atomic_reduce,
-    wave_scan, butterfly, ballot_count, xorshift, empty);
+example_tests!(
+    vadd,
+    saxpy,
+    reduce,
+    scan,
+    bitonic,
+    histogram,
+    matmul,
+    divergent,
+    alu_loop,
+    xlane_loop,
+    atomic_reduce,
+    wave_scan,
+    butterfly,
+    ballot_count,
+    xorshift,
+    empty
+);
 
 #[test]
 fn default_example_exists() {
@@ -116,7 +139,9 @@ fn vadd_threads_agree() {
         kernel.promote.reset(mode.jit_hot);
         let device = Device::new().unwrap();
         let setup = (ex.setup)(&device, Size::Small).unwrap();
-        device.launch(&kernel, &LaunchConfig { engine: mode.engine, threads: Some(threads), ..setup.cfg.clone() }).unwrap();
+        device
+            .launch(&kernel, &LaunchConfig { engine: mode.engine, threads: Some(threads), ..setup.cfg.clone() })
+            .unwrap();
         (setup.check)(&device).unwrap_or_else(|e| panic!("{}, {threads} threads: {e}", mode.name));
         let allocs = device.arena.allocations();
         allocs.iter().map(|a| device.read(a.addr, a.size).unwrap()).collect::<Vec<_>>()

@@ -28,12 +28,29 @@ fn ci_campaign_finds_no_divergence() {
     println!("{} ({:.1} s)", sum.line(), t0.elapsed().as_secs_f64());
     print!("{}", sum.coverage.report());
     assert!(sum.errors.is_empty(), "harness errors: {:?}", sum.errors);
-    let reports: Vec<String> = sum.findings.iter().take(4).map(|f| {
-        let (p, _, d) = f.shrunk.as_ref().map_or((&f.case.prog, &f.case.init, &f.div), |(p, s, d)| (p, s, d));
-        format!("seed {:#x} state {}: {}\n{}", f.case.seed, f.state, f.div.summary(), reproducer_source(f, p, d).unwrap_or_default())
-    }).collect();
-    assert!(sum.findings.is_empty(), "{} divergences (replay: lanejit fuzz --seed-range SEED..SEED+1 --size {} --states {}):\n{}",
-            sum.findings.len(), CI_GEN.max_len, CI_GEN.states, reports.join("\n"));
+    let reports: Vec<String> = sum
+        .findings
+        .iter()
+        .take(4)
+        .map(|f| {
+            let (p, _, d) = f.shrunk.as_ref().map_or((&f.case.prog, &f.case.init, &f.div), |(p, s, d)| (p, s, d));
+            format!(
+                "seed {:#x} state {}: {}\n{}",
+                f.case.seed,
+                f.state,
+                f.div.summary(),
+                reproducer_source(f, p, d).unwrap_or_default()
+            )
+        })
+        .collect();
+    assert!(
+        sum.findings.is_empty(),
+        "{} divergences (replay: lanejit fuzz --seed-range SEED..SEED+1 --size {} --states {}):\n{}",
+        sum.findings.len(),
+        CI_GEN.max_len,
+        CI_GEN.states,
+        reports.join("\n")
+    );
     if programs >= CI_PROGRAMS {
         assert_eq!(sum.coverage.percent(), 100.0, "mnemonic x EXEC coverage is incomplete:\n{}", sum.coverage.report());
     }
@@ -67,19 +84,28 @@ fn generated_programs_terminate() {
     for seed in 0..400 {
         let c = generate(seed);
         let k = Kernel::from_program(c.prog.render().unwrap());
-        let out = lanejit::fuzz::group::run_case(&k, &c.init, lanejit::Engine::Interp, lanejit::fuzz::oracle::FUZZ_BUDGET, None).unwrap();
+        let out = lanejit::fuzz::group::run_case(
+            &k,
+            &c.init,
+            lanejit::Engine::Interp,
+            lanejit::fuzz::oracle::FUZZ_BUDGET,
+            None,
+        )
+        .unwrap();
         assert!(out.trap().is_none_or(|(_, t)| t.kind != TrapKind::BudgetExceeded), "seed {seed} hit the budget");
     }
 }
 
 /// Counts instructions with mnemonic `m` in a program tree.
 fn count(ns: &[Node], m: &str) -> usize {
-    ns.iter().map(|n| match n {
-        Node::Op(o) => (o.info().mnemonic == m) as usize,
-        Node::Skip { body, .. } | Node::Loop { body, .. } => count(body, m),
-        Node::If { then, els, .. } => count(then, m) + els.as_deref().map_or(0, |e| count(e, m)),
-        Node::Call { .. } | Node::Barrier => 0,
-    }).sum()
+    ns.iter()
+        .map(|n| match n {
+            Node::Op(o) => (o.info().mnemonic == m) as usize,
+            Node::Skip { body, .. } | Node::Loop { body, .. } => count(body, m),
+            Node::If { then, els, .. } => count(then, m) + els.as_deref().map_or(0, |e| count(e, m)),
+            Node::Call { .. } | Node::Barrier => 0,
+        })
+        .sum()
 }
 
 fn total(p: &GenProgram, m: &str) -> usize {
@@ -90,7 +116,8 @@ fn total(p: &GenProgram, m: &str) -> usize {
 /// initial state.
 #[test]
 fn shrinker_reduces_to_the_culprit() {
-    let (seed, c) = (0..).map(|s| (s, generate(s))).find(|(_, c)| c.prog.op_count() > 30 && total(&c.prog, "v.and.k") > 0).unwrap();
+    let (seed, c) =
+        (0..).map(|s| (s, generate(s))).find(|(_, c)| c.prog.op_count() > 30 && total(&c.prog, "v.and.k") > 0).unwrap();
     let pred = |p: &GenProgram, _: &lanejit::state_json::StateJson| total(p, "v.and.k") > 0;
     let (p, s, evals) = shrink(c.prog.clone(), c.init.clone(), pred, 5000);
     assert_eq!(total(&p, "v.and.k"), 1, "seed {seed}");
@@ -107,7 +134,11 @@ fn shrinker_moves_an_if_mask_into_the_state() {
     let body = vec![Node::Op(lanejit::fuzz::prog::op(and_k, &[("rd", 1), ("rs1", 2), ("imm", 7)]))];
     let prog = GenProgram {
         main: vec![Node::If { mask: 3, depth: 0, skip_empty: true, then: body, els: Some(vec![]) }],
-        tail: None, funcs: vec![], shared: 0, private: 0, waves: 1,
+        tail: None,
+        funcs: vec![],
+        shared: 0,
+        private: 0,
+        waves: 1,
     };
     let init = lanejit::state_json::StateJson { u: [("3".to_string(), 0x00ff_00f0)].into(), ..Default::default() };
     fn has_if(ns: &[Node]) -> bool {
@@ -164,11 +195,16 @@ fn oracle_compares_everything() {
         assert!(check(&p, &init, mode, None, &[]).unwrap().is_none());
     }
     let k = Kernel::from_program(p);
-    let run = |s: &lanejit::state_json::StateJson| lanejit::wave::run_wave(&k, s, lanejit::Engine::Interp, 100, None).unwrap();
+    let run = |s: &lanejit::state_json::StateJson| {
+        lanejit::wave::run_wave(&k, s, lanejit::Engine::Interp, 100, None).unwrap()
+    };
     let other = lanejit::state_json::StateJson { exec: Some(0x0000_fff7), ..Default::default() };
     let diffs = lanejit::fuzz::oracle::compare(&run(&init), &run(&other));
     assert!(diffs.iter().any(|d| d.starts_with("v1 lanes 0x00000008")), "{diffs:?}");
-    assert!(diffs.iter().any(|d| d.starts_with("exec")) && diffs.iter().any(|d| d.starts_with("lane_ops")), "{diffs:?}");
+    assert!(
+        diffs.iter().any(|d| d.starts_with("exec")) && diffs.iter().any(|d| d.starts_with("lane_ops")),
+        "{diffs:?}"
+    );
 }
 
 #[test]

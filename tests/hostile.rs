@@ -152,9 +152,21 @@ fn hostile_command_lines_fail_cleanly() {
         let ran = run(&dir, &case.args, Duration::from_secs(case.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)));
         let found = problems(case, &dir, &ran);
         if !found.is_empty() {
-            failures.push(format!("{}: lanejit {}\n  {}\n  stderr: {}", case.name, case.args.join(" "), found.join("\n  "), clip(&ran.stderr)));
+            failures.push(format!(
+                "{}: lanejit {}\n  {}\n  stderr: {}",
+                case.name,
+                case.args.join(" "),
+                found.join("\n  "),
+                clip(&ran.stderr)
+            ));
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
-    assert!(failures.is_empty(), "{} of {} hostile cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} hostile cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }

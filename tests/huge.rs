@@ -43,11 +43,23 @@ fn launch_and_check(k: &Kernel, engine: Engine, n: usize, what: &str) {
     let device = Device::new().expect("device");
     let lanes = GRID as usize * LANES;
     let out = device.alloc(lanes as u64 * 4).expect("output buffer").addr;
-    let cfg = LaunchConfig { grid: [GRID, 1, 1], args: lanejit::examples::args(&[out], &[]), engine, threads: Some(2), ..LaunchConfig::default() };
+    let cfg = LaunchConfig {
+        grid: [GRID, 1, 1],
+        args: lanejit::examples::args(&[out], &[]),
+        engine,
+        threads: Some(2),
+        ..LaunchConfig::default()
+    };
     device.launch(k, &cfg).unwrap_or_else(|e| panic!("{what} on {engine:?}: {e}"));
     let got = device.read_u32s(out, lanes).expect("read back");
     let wrong: Vec<usize> = (0..lanes).filter(|&i| got[i] != n as u32).collect();
-    assert!(wrong.is_empty(), "{what} on {engine:?}: {} lanes wrong, e.g. lane {} = {}", wrong.len(), wrong[0], got[wrong[0]]);
+    assert!(
+        wrong.is_empty(),
+        "{what} on {engine:?}: {} lanes wrong, e.g. lane {} = {}",
+        wrong.len(),
+        wrong[0],
+        got[wrong[0]]
+    );
 }
 
 /// Runs one wave of `k` with `lanejit wave`'s entry point on a thread with a worker's stack: its arguments
@@ -55,19 +67,25 @@ fn launch_and_check(k: &Kernel, engine: Engine, n: usize, what: &str) {
 fn wave_and_check(k: &Kernel, engine: Engine, n: usize, what: &str) {
     let k = k.clone();
     let what = what.to_string();
-    std::thread::Builder::new().stack_size(WORKER_STACK).spawn(move || {
-        let init = lanejit::state_json::StateJson {
-            u: [("0".to_string(), ARGS as u32), ("1".to_string(), (ARGS >> 32) as u32)].into(),
-            memory: vec![
-                lanejit::state_json::MemJson { addr: ARGS, hex: hex(&OUT.to_le_bytes()), readonly: true },
-                lanejit::state_json::MemJson { addr: OUT, hex: hex(&[0; 4 * LANES]), readonly: false },
-            ],
-            ..Default::default()
-        };
-        let out = lanejit::wave::run_wave(&k, &init, engine, 1 << 40, None).unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert!(out.trap.is_none(), "{what} on {engine:?} (wave): {:?}", out.trap);
-        assert_eq!(out.state.v[1], [n as u32; LANES], "{what} on {engine:?} (wave)");
-    }).expect("spawn").join().expect("the wave ran without crashing");
+    std::thread::Builder::new()
+        .stack_size(WORKER_STACK)
+        .spawn(move || {
+            let init = lanejit::state_json::StateJson {
+                u: [("0".to_string(), ARGS as u32), ("1".to_string(), (ARGS >> 32) as u32)].into(),
+                memory: vec![
+                    lanejit::state_json::MemJson { addr: ARGS, hex: hex(&OUT.to_le_bytes()), readonly: true },
+                    lanejit::state_json::MemJson { addr: OUT, hex: hex(&[0; 4 * LANES]), readonly: false },
+                ],
+                ..Default::default()
+            };
+            let out =
+                lanejit::wave::run_wave(&k, &init, engine, 1 << 40, None).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(out.trap.is_none(), "{what} on {engine:?} (wave): {:?}", out.trap);
+            assert_eq!(out.state.v[1], [n as u32; LANES], "{what} on {engine:?} (wave)");
+        })
+        .expect("spawn")
+        .join()
+        .expect("the wave ran without crashing");
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -132,7 +150,9 @@ fn a_100k_instruction_straight_line_and_chain_run_on_worker_threads_and_compile_
         for tier in [Tier::Quick, Tier::Opt] {
             let (ts, tb) = (compile_cpu_time(&small, tier, 3), compile_cpu_time(&big, tier, 1));
             let (per_small, per_big) = (ts.as_secs_f64() * 1e6 / 1000.0, tb.as_secs_f64() * 1e6 / n as f64);
-            report.push(format!("{what}, {tier:?}: 1k in {ts:?} ({per_small:.1} µs/insn), 100k in {tb:?} ({per_big:.1} µs/insn)"));
+            report.push(format!(
+                "{what}, {tier:?}: 1k in {ts:?} ({per_small:.1} µs/insn), 100k in {tb:?} ({per_big:.1} µs/insn)"
+            ));
             assert!(per_big < 3.0 * per_small, "{}", report.join("\n"));
         }
     }
@@ -148,13 +168,16 @@ fn thread_cpu_time() -> Duration {
 
 /// Best CPU time of `runs` compilations of `k` (the least disturbed by other processes).
 fn compile_cpu_time(k: &Kernel, tier: Tier, runs: usize) -> Duration {
-    (0..runs).map(|_| {
-        let t0 = thread_cpu_time();
-        let ck = compile_blocks(&k.code, None, tier).expect("compiles");
-        let t = thread_cpu_time() - t0;
-        drop(ck);
-        t
-    }).min().expect("at least one run")
+    (0..runs)
+        .map(|_| {
+            let t0 = thread_cpu_time();
+            let ck = compile_blocks(&k.code, None, tier).expect("compiles");
+            let t = thread_cpu_time() - t0;
+            drop(ck);
+            t
+        })
+        .min()
+        .expect("at least one run")
 }
 
 /// Compile time per instruction at 8N is within a generous factor of that at N, on both tiers and for both a
@@ -199,7 +222,12 @@ fn compiling_more_blocks_costs_only_the_new_ones() {
     let t_more = thread_cpu_time() - t0;
     assert_eq!(more.guest_insns, insns_in(&k, &all), "every block compiled once");
     assert_eq!(more.guest_insns - base.guest_insns, insns_in(&k, &all) - insns_in(&k, &most));
-    assert!(t_more * 10 < base.compile_time, "100 new blocks took {t_more:?}, the {} before {:?}", starts.len() - 100, base.compile_time);
+    assert!(
+        t_more * 10 < base.compile_time,
+        "100 new blocks took {t_more:?}, the {} before {:?}",
+        starts.len() - 100,
+        base.compile_time
+    );
 }
 
 /// Blocks getting hot a few at a time, as reported by chunk ends: the blocks compiled in all recompilations
@@ -234,7 +262,9 @@ fn staircase(m: usize, iterations: u32) -> (Kernel, u32) {
     for j in 0..m {
         body += &format!("s{j}:\n    b.z u14, next\n    u.add.i u14, u14, -1\n    v.add.i v1, v1, 1\n");
     }
-    body += &format!("next:\n    u.add.i u13, u13, 1\n    u.mov.k u15, {iterations}\n    u.sub u16, u15, u13\n    b.nz u16, outer\n");
+    body += &format!(
+        "next:\n    u.add.i u13, u13, 1\n    u.mov.k u15, {iterations}\n    u.sub u16, u15, u13\n    b.nz u16, outer\n"
+    );
     let expected = (0..iterations).map(|i| i.min(m as u32)).sum();
     (kernel(&body), expected)
 }
@@ -249,9 +279,19 @@ fn blocks_getting_hot_one_after_another_stay_exact() {
         let device = Device::new().expect("device");
         let lanes = GRID as usize * LANES;
         let out = device.alloc(lanes as u64 * 4).expect("output buffer").addr;
-        let cfg = LaunchConfig { grid: [GRID, 1, 1], args: lanejit::examples::args(&[out], &[]), engine, threads: Some(threads), ..LaunchConfig::default() };
+        let cfg = LaunchConfig {
+            grid: [GRID, 1, 1],
+            args: lanejit::examples::args(&[out], &[]),
+            engine,
+            threads: Some(threads),
+            ..LaunchConfig::default()
+        };
         device.launch(&k, &cfg).unwrap_or_else(|e| panic!("staircase on {engine:?}: {e}"));
-        assert_eq!(device.read_u32s(out, lanes).expect("read back"), vec![expected; lanes], "staircase on {engine:?}, {threads} threads");
+        assert_eq!(
+            device.read_u32s(out, lanes).expect("read back"),
+            vec![expected; lanes],
+            "staircase on {engine:?}, {threads} threads"
+        );
         let ck = tiers.current().expect("the staircase's blocks get hot");
         assert!(ck.guest_insns > 3 * lanejit::tier::WHOLE_RECOMPILE_BLOCKS, "{} instructions compiled", ck.guest_insns);
     }

@@ -29,11 +29,23 @@ fn every_wave_of_every_workgroup_starts_from_zero() {
         for threads in [1, 2] {
             let d = Device::new().unwrap();
             let out = d.alloc(4 * n as u64).unwrap().addr;
-            let cfg = LaunchConfig { grid: [GROUPS, 1, 1], args: out.to_le_bytes().to_vec(), engine, threads: Some(threads), ..Default::default() };
+            let cfg = LaunchConfig {
+                grid: [GROUPS, 1, 1],
+                args: out.to_le_bytes().to_vec(),
+                engine,
+                threads: Some(threads),
+                ..Default::default()
+            };
             d.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
             let got = d.read_u32s(out, n).unwrap();
             let bad: Vec<usize> = (0..n).filter(|&i| got[i] != 2).collect();
-            assert!(bad.is_empty(), "{engine:?}, {threads} threads: {} wrong, first at {} = {}", bad.len(), bad[0], got[bad[0]]);
+            assert!(
+                bad.is_empty(),
+                "{engine:?}, {threads} threads: {} wrong, first at {} = {}",
+                bad.len(),
+                bad[0],
+                got[bad[0]]
+            );
         }
     }
 }
@@ -79,11 +91,21 @@ fn ids_kernel(decl: &str, tail: &str) -> Kernel {
     Kernel::from_asm("ids.s", &src).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn launch_ids(kernel: &Kernel, engine: Engine, threads: usize) -> (Vec<u32>, Result<lanejit::LaunchStats, lanejit::LaunchError>) {
+fn launch_ids(
+    kernel: &Kernel,
+    engine: Engine,
+    threads: usize,
+) -> (Vec<u32>, Result<lanejit::LaunchStats, lanejit::LaunchError>) {
     let n = GRID.iter().product::<u32>() as usize * THREADS_PER_WG;
     let d = Device::new().unwrap();
     let out = d.alloc(16 * n as u64).unwrap().addr;
-    let cfg = LaunchConfig { grid: GRID, args: out.to_le_bytes().to_vec(), engine, threads: Some(threads), ..Default::default() };
+    let cfg = LaunchConfig {
+        grid: GRID,
+        args: out.to_le_bytes().to_vec(),
+        engine,
+        threads: Some(threads),
+        ..Default::default()
+    };
     let r = d.launch(kernel, &cfg);
     (d.read_u32s(out, 4 * n).unwrap(), r)
 }
@@ -109,7 +131,10 @@ fn waves_run_back_to_back_each_see_their_own_ids_and_counts() {
                 }
                 let counts = (stats.retired, stats.lane_ops, retired_csr);
                 let first = *reference.get_or_insert(counts);
-                assert_eq!(counts, first, "{decl:?} {engine:?} {threads} threads: (retired, lane-ops, CSR) differ from the interpreter's");
+                assert_eq!(
+                    counts, first,
+                    "{decl:?} {engine:?} {threads} threads: (retired, lane-ops, CSR) differ from the interpreter's"
+                );
             }
         }
     }
@@ -132,9 +157,14 @@ fine:
         for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
             for threads in [1, 2] {
                 let (_, r) = launch_ids(&kernel, engine, threads);
-                let Err(lanejit::LaunchError::Trap { trap, .. }) = r else { panic!("{decl:?} {engine:?}: no trap: {r:?}") };
-                assert_eq!((trap.kind, trap.code, trap.wave, trap.workgroup), (lanejit::TrapKind::UserTrap, Some(5), 1, [2, 1, 0]),
-                           "{decl:?} {engine:?} {threads} threads");
+                let Err(lanejit::LaunchError::Trap { trap, .. }) = r else {
+                    panic!("{decl:?} {engine:?}: no trap: {r:?}")
+                };
+                assert_eq!(
+                    (trap.kind, trap.code, trap.wave, trap.workgroup),
+                    (lanejit::TrapKind::UserTrap, Some(5), 1, [2, 1, 0]),
+                    "{decl:?} {engine:?} {threads} threads"
+                );
             }
         }
     }
@@ -173,7 +203,13 @@ fn a_run_of_several_waves_stops_after_exactly_max_steps() {
     for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
         let mut runner = lanejit::engine::Runner::new(&kernel, engine);
         for max_steps in [1u64, 7, 8, 25, 69, 70, 71] {
-            let mut mem = lanejit::wavemem::WaveMemory { arena: &d.arena, allocs: &table, shared: &mut [], private: &mut [], private_bytes: 0 };
+            let mut mem = lanejit::wavemem::WaveMemory {
+                arena: &d.arena,
+                allocs: &table,
+                shared: &mut [],
+                private: &mut [],
+                private_bytes: 0,
+            };
             let mut w = full_wave();
             let mut env = lanejit_interp::WaveEnv::default();
             let mut waves = Waves { left: 9, ended: 0 };
@@ -181,7 +217,8 @@ fn a_run_of_several_waves_stops_after_exactly_max_steps() {
             let stop = runner.run(&mut w, &mut mem, &mut env, max_steps, None, &mut windows, Some(&mut waves)).unwrap();
             let total = waves.ended + w.retired;
             // Ten waves of seven instructions: 70 in all, then the run ends.
-            let (want_stop, want_total) = if max_steps < 70 { (lanejit_interp::Stop::Steps, max_steps) } else { (lanejit_interp::Stop::End, 70) };
+            let (want_stop, want_total) =
+                if max_steps < 70 { (lanejit_interp::Stop::Steps, max_steps) } else { (lanejit_interp::Stop::End, 70) };
             assert_eq!((stop, total), (want_stop, want_total), "{engine:?}, max_steps {max_steps}");
             assert_eq!(env.wave_id as u64, total.min(69) / 7, "{engine:?}: the environment follows the waves");
         }

@@ -139,7 +139,9 @@ fn exit_codes_tell_failures_from_bad_input() {
 
 #[test]
 fn cli_parsers_refuse_sizes_and_times_beyond_their_limits() {
-    let parse = |args: &[&str]| Cli::try_parse_from(std::iter::once("lanejit").chain(args.iter().copied())).err().map(|e| e.to_string());
+    let parse = |args: &[&str]| {
+        Cli::try_parse_from(std::iter::once("lanejit").chain(args.iter().copied())).err().map(|e| e.to_string())
+    };
     for (args, needle) in [
         (&["run", "--grid", "65536,65536,65536"][..], "MAX_GRID_WORKGROUPS"),
         (&["run", "--wg", "769546,494770,48448661"], "more than 1024"),

@@ -17,26 +17,40 @@ const SNAPSHOT: &str = "tests/snapshots/lowering.txt";
 /// up to 8 fit), the first named value of an enumerated operand, 0 for every other operand (or the smallest
 /// value its field can hold).
 fn sample(info: &lanejit_isa::InsnInfo) -> Vec<i64> {
-    info.operands.iter().map(|o| {
-        let k = o.kind();
-        match k.class {
-            KindClass::VReg | KindClass::UReg | KindClass::VHalf => 2,
-            _ if !k.values.is_empty() => k.decode_value(k.values[0].1),
-            _ => {
-                let (lo, hi) = k.encoded_range();
-                if (lo..=hi).contains(&0) { 0 } else { k.decode_value(lo as u32) }
+    info.operands
+        .iter()
+        .map(|o| {
+            let k = o.kind();
+            match k.class {
+                KindClass::VReg | KindClass::UReg | KindClass::VHalf => 2,
+                _ if !k.values.is_empty() => k.decode_value(k.values[0].1),
+                _ => {
+                    let (lo, hi) = k.encoded_range();
+                    if (lo..=hi).contains(&0) {
+                        0
+                    } else {
+                        k.decode_value(lo as u32)
+                    }
+                }
             }
-        }
-    }).collect()
+        })
+        .collect()
 }
 
 fn name(ways: &[Lowering]) -> String {
-    let names: Vec<&str> = ways.iter().map(|l| match l {
-        Lowering::Native => "native",
-        Lowering::Runtime => "runtime",
-        Lowering::Interpreter => "interp",
-    }).collect();
-    if names.is_empty() { "not-compiled".into() } else { names.join("+") }
+    let names: Vec<&str> = ways
+        .iter()
+        .map(|l| match l {
+            Lowering::Native => "native",
+            Lowering::Runtime => "runtime",
+            Lowering::Interpreter => "interp",
+        })
+        .collect();
+    if names.is_empty() {
+        "not-compiled".into()
+    } else {
+        names.join("+")
+    }
 }
 
 /// The sample, and for `csr.r` one row per CSR (reads of the launch environment are native, the others not).
@@ -44,11 +58,16 @@ fn samples(info: &lanejit_isa::InsnInfo) -> Vec<(String, Vec<i64>)> {
     let base = sample(info);
     let csr = info.operands.iter().position(|o| o.name == "csr").filter(|_| info.mnemonic == "csr.r");
     match csr {
-        Some(at) => info.operands[at].kind().values.iter().map(|&(name, v)| {
-            let mut vals = base.clone();
-            vals[at] = info.operands[at].kind().decode_value(v);
-            (format!("{} {name}", info.mnemonic), vals)
-        }).collect(),
+        Some(at) => info.operands[at]
+            .kind()
+            .values
+            .iter()
+            .map(|&(name, v)| {
+                let mut vals = base.clone();
+                vals[at] = info.operands[at].kind().decode_value(v);
+                (format!("{} {name}", info.mnemonic), vals)
+            })
+            .collect(),
         None => vec![(info.mnemonic.to_string(), base)],
     }
 }
@@ -82,16 +101,25 @@ fn each_tier_lowers_the_instructions_the_snapshot_says() {
         return;
     }
     let want = std::fs::read_to_string(SNAPSHOT).expect("snapshot present (LANEJIT_BLESS=1 writes it)");
-    let diffs: Vec<String> = want.lines().zip(got.lines()).filter(|(w, g)| w != g).map(|(w, g)| format!("  was {w}\n  now {g}")).collect();
-    assert!(diffs.is_empty() && want.lines().count() == got.lines().count(),
-        "lowering changed ({} lines differ); if intended, bless it:\n{}", diffs.len(), diffs.join("\n"));
+    let diffs: Vec<String> =
+        want.lines().zip(got.lines()).filter(|(w, g)| w != g).map(|(w, g)| format!("  was {w}\n  now {g}")).collect();
+    assert!(
+        diffs.is_empty() && want.lines().count() == got.lines().count(),
+        "lowering changed ({} lines differ); if intended, bless it:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
 }
 
 #[test]
 fn the_snapshot_names_every_instruction() {
     let want = std::fs::read_to_string(SNAPSHOT).expect("snapshot present");
     for info in INSNS.iter() {
-        assert!(want.lines().any(|l| l.split(':').next().is_some_and(|m| m.split(' ').next() == Some(info.mnemonic))), "{}", info.mnemonic);
+        assert!(
+            want.lines().any(|l| l.split(':').next().is_some_and(|m| m.split(' ').next() == Some(info.mnemonic))),
+            "{}",
+            info.mnemonic
+        );
     }
 }
 
@@ -107,7 +135,8 @@ fn launch_stats_count_interpreted_instructions() {
         kernel.promote.reset(threshold);
         let device = Device::new().expect("device");
         let setup = (ex.setup)(&device, Size::Small).expect("setup");
-        let stats = device.launch(&kernel, &LaunchConfig { engine, threads: Some(1), ..setup.cfg.clone() }).expect("runs");
+        let stats =
+            device.launch(&kernel, &LaunchConfig { engine, threads: Some(1), ..setup.cfg.clone() }).expect("runs");
         (setup.check)(&device).expect("right answer");
         stats
     };
@@ -116,5 +145,10 @@ fn launch_stats_count_interpreted_instructions() {
     let s = run(Engine::Jit, 0);
     // Each worker's first uniform loads fill its memory windows through the interpreter (3 per run of
     // workgroups; a small launch gives every workgroup its own run): a few percent at this size.
-    assert!(s.interpreted > 0 && s.interpreted * 20 < s.retired, "optimised saxpy: {} of {} interpreted", s.interpreted, s.retired);
+    assert!(
+        s.interpreted > 0 && s.interpreted * 20 < s.retired,
+        "optimised saxpy: {} of {} interpreted",
+        s.interpreted,
+        s.retired
+    );
 }

@@ -34,7 +34,9 @@ fn launches_stay_flat(launches: usize) {
     let cfg = LaunchConfig { threads: Some(1), args: 7u64.to_le_bytes().to_vec(), ..Default::default() };
     let window = |n: usize| {
         let t = Instant::now();
-        (0..n).for_each(|_| { d.launch(&k, &cfg).unwrap(); });
+        (0..n).for_each(|_| {
+            d.launch(&k, &cfg).unwrap();
+        });
         t.elapsed()
     };
     window(WINDOW);
@@ -45,8 +47,13 @@ fn launches_stay_flat(launches: usize) {
     window(launches - 7 * WINDOW);
     let last = best();
     let rss_end = rss_bytes();
-    println!("{launches} launches: first {WINDOW} {first:?}, last {WINDOW} {last:?}; RSS {rss_start} -> {rss_end} bytes");
-    assert!(last.as_secs_f64() <= first.as_secs_f64() * 2.0, "the last {WINDOW} launches took {last:?}, the first {first:?}");
+    println!(
+        "{launches} launches: first {WINDOW} {first:?}, last {WINDOW} {last:?}; RSS {rss_start} -> {rss_end} bytes"
+    );
+    assert!(
+        last.as_secs_f64() <= first.as_secs_f64() * 2.0,
+        "the last {WINDOW} launches took {last:?}, the first {first:?}"
+    );
     assert!(rss_end <= rss_start + (4 << 20), "resident memory grew from {rss_start} to {rss_end} bytes");
 }
 
@@ -78,15 +85,18 @@ fn churn_cost(d: &Device, live: usize) -> Duration {
     const OPS: u32 = 20_000;
     let keep: Vec<u64> = (0..live).map(|i| d.alloc(64 + (i as u64 % 7) * 256).unwrap().addr).collect();
     let mut ring: Vec<u64> = (0..64).map(|_| d.alloc(100).unwrap().addr).collect();
-    let best = (0..3).map(|_| {
-        let t = Instant::now();
-        for i in 0..OPS as usize {
-            let slot = i * 17 % ring.len();
-            d.free(ring[slot]).unwrap();
-            ring[slot] = d.alloc(32 + (i as u64 % 13) * 200).unwrap().addr;
-        }
-        t.elapsed() / OPS
-    }).min().unwrap();
+    let best = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            for i in 0..OPS as usize {
+                let slot = i * 17 % ring.len();
+                d.free(ring[slot]).unwrap();
+                ring[slot] = d.alloc(32 + (i as u64 % 13) * 200).unwrap().addr;
+            }
+            t.elapsed() / OPS
+        })
+        .min()
+        .unwrap();
     ring.into_iter().chain(keep).for_each(|a| d.free(a).unwrap());
     best
 }
@@ -152,8 +162,13 @@ fn buffers_are_freed_on_drop() {
 /// Every engine, `--engine jit` in its three modes (tiered, optimising tier only, quick tier only).
 fn modes() -> Vec<(&'static str, Engine, u32)> {
     let shipped = tier::jit_threshold();
-    vec![("interp", Engine::Interp, shipped), ("jit", Engine::Jit, shipped), ("jit-opt", Engine::Jit, 0),
-         ("jit-quick", Engine::Jit, u32::MAX), ("auto", Engine::Auto, shipped)]
+    vec![
+        ("interp", Engine::Interp, shipped),
+        ("jit", Engine::Jit, shipped),
+        ("jit-opt", Engine::Jit, 0),
+        ("jit-quick", Engine::Jit, u32::MAX),
+        ("auto", Engine::Auto, shipped),
+    ]
 }
 
 #[test]
@@ -161,7 +176,8 @@ fn a_kernel_reading_a_freed_buffer_traps_on_every_engine() {
     let _serial = serial();
     // Reads the words at the address in the argument (2 KiB into the buffer), four times in a loop so that every tier runs
     // it (the next launch's argument buffer takes the start of the freed space).
-    let src = "  u.ld.b64 u6, u0, 0\n  wait sm=0\n  v.shl.i v4, v0, 2\n  u.mov.k u9, 4\nloop:\n  ld.b32 v5, v4, u6, 0\n\
+    let src =
+        "  u.ld.b64 u6, u0, 0\n  wait sm=0\n  v.shl.i v4, v0, 2\n  u.mov.k u9, 4\nloop:\n  ld.b32 v5, v4, u6, 0\n\
                \x20 wait vm=0\n  u.add.i u9, u9, -1\n  b.nz u9, loop\n  end\n";
     let k = kernel(src);
     for (name, engine, hot) in modes() {
@@ -188,8 +204,10 @@ fn argument_buffers_are_not_allocations_after_the_launch() {
     let _serial = serial();
     let d = Device::new().unwrap();
     // Stores the argument buffer's address, which must be gone (and unfreeable) once the launch is over.
-    let k = kernel("  u.ld.b64 u6, u0, 0\n  wait sm=0\n  v.mov.u v4, u0\n  v.mov.u v5, u1\n  v.mov.u v3, u2\n\
-                    \x20 st.b32 v4, v3, u6, 0\n  st.b32 v5, v3, u6, 4\n  wait vst=0\n  end\n");
+    let k = kernel(
+        "  u.ld.b64 u6, u0, 0\n  wait sm=0\n  v.mov.u v4, u0\n  v.mov.u v5, u1\n  v.mov.u v3, u2\n\
+                    \x20 st.b32 v4, v3, u6, 0\n  st.b32 v5, v3, u6, 4\n  wait vst=0\n  end\n",
+    );
     let out = d.alloc(8).unwrap().addr;
     d.launch(&k, &LaunchConfig { args: out.to_le_bytes().to_vec(), ..Default::default() }).unwrap();
     let w = d.read_u32s(out, 2).unwrap();
@@ -211,7 +229,11 @@ fn copy_speed() {
     let a = d.alloc(BYTES as u64).unwrap();
     let data: Vec<u8> = (0..BYTES).map(|i| (i * 7) as u8).collect();
     let gbs = |t: Duration| BYTES as f64 / t.as_secs_f64() / 1e9;
-    let timed = |f: &mut dyn FnMut()| { let t = Instant::now(); f(); gbs(t.elapsed()) };
+    let timed = |f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        gbs(t.elapsed())
+    };
     d.write(a.addr, &data).unwrap();
     let write = timed(&mut || d.write(a.addr, &data).unwrap());
     let mut back = Vec::new();
@@ -219,6 +241,7 @@ fn copy_speed() {
     assert_eq!(back, data);
     let pieces = (0..BYTES / PIECE).map(|k| (a.addr + (k * PIECE) as u64, &data[k * PIECE..(k + 1) * PIECE]));
     let write_pieces = timed(&mut || pieces.clone().for_each(|(at, p)| d.write(at, p).unwrap()));
-    let read_pieces = timed(&mut || pieces.clone().for_each(|(at, p)| assert_eq!(d.read(at, PIECE as u64).unwrap(), p)));
+    let read_pieces =
+        timed(&mut || pieces.clone().for_each(|(at, p)| assert_eq!(d.read(at, PIECE as u64).unwrap(), p)));
     println!("host copy of 64 MiB: write {write:.2} GB/s, read {read:.2} GB/s; in 1 MiB pieces: write {write_pieces:.2} GB/s, read {read_pieces:.2} GB/s (read includes a compare)");
 }

@@ -23,20 +23,28 @@ const SEED_BASE: u64 = 0x0bad_0000;
 /// EXEC ones included), at least 95% of all must be, and one listed here that starts being caught fails the
 /// test so that the list stays true.
 const KNOWN_MISSES: &[(u32, &str)] = &[
-    (140, "needs an atomic on a region's last word, then in the same run one word past it: the generator's \
+    (
+        140,
+        "needs an atomic on a region's last word, then in the same run one word past it: the generator's \
            out-of-bounds lanes land further out. tests/cases/mem/traps.yaml (\"an atomic one word past its \
-           allocation ...\") catches it on every JIT mode"),
-    (142, "needs a scattered access that first runs aligned (caching its region) and later has one lane \
+           allocation ...\") catches it on every JIT mode",
+    ),
+    (
+        142,
+        "needs a scattered access that first runs aligned (caching its region) and later has one lane \
            misaligned; the generator's misaligned accesses are misaligned from the start. \
-           tests/cases/mem/traps.yaml (\"a scattered load traps Misaligned ...\") catches it"),
+           tests/cases/mem/traps.yaml (\"a scattered load traps Misaligned ...\") catches it",
+    ),
 ];
 /// Largest acceptable shrunk reproducer, in rendered instructions (structures, `end` and returns included).
 const MAX_SHRUNK: usize = 10;
 /// Mutants whose reproducers may be a little longer, the limit, and why.
-const LONGER: &[(u32, usize, &str)] = &[
-    (43, 16, "the run must stop inside a block with one step too few; deleting code before the stop moves it, and \
-              the shrinker re-aims the cut budget only for the plain instructions it removes, not across loops"),
-];
+const LONGER: &[(u32, usize, &str)] = &[(
+    43,
+    16,
+    "the run must stop inside a block with one step too few; deleting code before the stop moves it, and \
+              the shrinker re-aims the cut budget only for the plain instructions it removes, not across loops",
+)];
 
 fn max_shrunk(id: u32) -> usize {
     LONGER.iter().find(|l| l.0 == id).map_or(MAX_SHRUNK, |l| l.1)
@@ -120,8 +128,22 @@ fn mutants_are_caught_and_shrink() {
     for &(id, site, what) in CATALOGUE {
         let (r, crash) = run_isolated(id, site, what);
         let opt = |x: Option<u64>| x.map_or("-".to_string(), |n| n.to_string());
-        let caught = if crash.is_some() { "CRASH" } else if r.first.is_some() { "yes" } else { "NO" };
-        println!("{:>3}  {:<36} {:<6} {:>8} {:>6}  {}", r.id, r.site, caught, opt(r.first), opt(r.shrunk.map(|n| n as u64)), r.what);
+        let caught = if crash.is_some() {
+            "CRASH"
+        } else if r.first.is_some() {
+            "yes"
+        } else {
+            "NO"
+        };
+        println!(
+            "{:>3}  {:<36} {:<6} {:>8} {:>6}  {}",
+            r.id,
+            r.site,
+            caught,
+            opt(r.first),
+            opt(r.shrunk.map(|n| n as u64)),
+            r.what
+        );
         if let Some(c) = crash {
             crashed.push(c);
             crashed_ids.push(id);
@@ -129,12 +151,18 @@ fn mutants_are_caught_and_shrink() {
         rows.push(r);
     }
     let known = |id: u32| KNOWN_MISSES.iter().any(|k| k.0 == id);
-    let missed: Vec<String> = rows.iter().filter(|r| r.first.is_none() && !crashed_ids.contains(&r.id) && !known(r.id))
-        .map(|r| format!("{} {}: {}", r.id, r.site, r.what)).collect();
+    let missed: Vec<String> = rows
+        .iter()
+        .filter(|r| r.first.is_none() && !crashed_ids.contains(&r.id) && !known(r.id))
+        .map(|r| format!("{} {}: {}", r.id, r.site, r.what))
+        .collect();
     let now_caught: Vec<u32> = rows.iter().filter(|r| r.first.is_some() && known(r.id)).map(|r| r.id).collect();
     let caught = rows.iter().filter(|r| r.first.is_some()).count();
-    let big: Vec<String> = rows.iter().filter(|r| r.first.is_some() && r.shrunk.is_none_or(|n| n > max_shrunk(r.id)))
-        .map(|r| format!("mutant {} ({}): {:?} instructions\n{}", r.id, r.what, r.shrunk, r.reproducer)).collect();
+    let big: Vec<String> = rows
+        .iter()
+        .filter(|r| r.first.is_some() && r.shrunk.is_none_or(|n| n > max_shrunk(r.id)))
+        .map(|r| format!("mutant {} ({}): {:?} instructions\n{}", r.id, r.what, r.shrunk, r.reproducer))
+        .collect();
     println!("{} mutants, {caught} caught ({:.1}%), {} missed unexpectedly, {} known misses, {} crashed, {} over their shrink limit (<= {MAX_SHRUNK}, or as LONGER says) \
               instructions ({:.1} s)", rows.len(), 100.0 * caught as f64 / rows.len() as f64, missed.len(), KNOWN_MISSES.len(),
              crashed.len(), big.len(), t0.elapsed().as_secs_f64());

@@ -24,7 +24,14 @@ fn config() -> ProptestConfig {
 }
 
 fn words_of(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks(4).map(|c| { let mut w = [0u8; 4]; w[..c.len()].copy_from_slice(c); u32::from_le_bytes(w) }).collect()
+    bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect()
 }
 
 /// Words biased toward legal instructions: random bits, or an instruction's fixed pattern with random operand
@@ -66,7 +73,8 @@ fn decode_property(words: Vec<u32>) -> Result<(), TestCaseError> {
     }
     let p = Program { words, ..Program::default() };
     let text = disassemble(&p);
-    let back = assemble("disasm.s", &text).map_err(|e| TestCaseError::fail(format!("disassembly does not assemble: {e}\n{text}")))?;
+    let back = assemble("disasm.s", &text)
+        .map_err(|e| TestCaseError::fail(format!("disassembly does not assemble: {e}\n{text}")))?;
     prop_assert_eq!(back.words, p.words);
     Ok(())
 }
@@ -85,11 +93,75 @@ proptest! {
 }
 
 const TOKENS: &[&str] = &[
-    "v0", "v1", "v127", "v128", "v3:v4", "v4:v5", "v2.l", "v9.h", "u0", "u63", "u64", "u2:u3", "-v1", "|v2|", "-|v3|",
-    "0", "1", "-1", "0x7fffffff", "0xffffffff", "4294967296", "-2147483649", "1.5", "-0.0", "inf", "nan", "1e40", "0b101",
-    "1_000", "rne", "dyn", "global", "shared", "constant", "fcsr", "retired", "rgba", "r", "d16", "sat", "neg=3", "abs=1",
-    "rm=rtz", "sp=private", "vm=0", "scope=device", "label", "L1", "L1:", "_x.y:", ",", ", ", ":", ";", "//", "\"", "\\",
-    ".kernel", ".workgroup", ".shared", ".args", ".private", ".word", "64, 1, 1", "1024, 2", "65537", "é", "\u{0}", "\t",
+    "v0",
+    "v1",
+    "v127",
+    "v128",
+    "v3:v4",
+    "v4:v5",
+    "v2.l",
+    "v9.h",
+    "u0",
+    "u63",
+    "u64",
+    "u2:u3",
+    "-v1",
+    "|v2|",
+    "-|v3|",
+    "0",
+    "1",
+    "-1",
+    "0x7fffffff",
+    "0xffffffff",
+    "4294967296",
+    "-2147483649",
+    "1.5",
+    "-0.0",
+    "inf",
+    "nan",
+    "1e40",
+    "0b101",
+    "1_000",
+    "rne",
+    "dyn",
+    "global",
+    "shared",
+    "constant",
+    "fcsr",
+    "retired",
+    "rgba",
+    "r",
+    "d16",
+    "sat",
+    "neg=3",
+    "abs=1",
+    "rm=rtz",
+    "sp=private",
+    "vm=0",
+    "scope=device",
+    "label",
+    "L1",
+    "L1:",
+    "_x.y:",
+    ",",
+    ", ",
+    ":",
+    ";",
+    "//",
+    "\"",
+    "\\",
+    ".kernel",
+    ".workgroup",
+    ".shared",
+    ".args",
+    ".private",
+    ".word",
+    "64, 1, 1",
+    "1024, 2",
+    "65537",
+    "é",
+    "\u{0}",
+    "\t",
 ];
 
 /// A line of tokens: a mnemonic from the tables or a directive, then operands and punctuation.
@@ -115,7 +187,9 @@ fn mutated_source() -> impl Strategy<Value = String> {
             let ch = (c % 95 + 32) as char;
             match kind {
                 0 if i < text.len() => text[i] = ch,
-                1 if i < text.len() => { text.remove(i); }
+                1 if i < text.len() => {
+                    text.remove(i);
+                }
                 _ => text.insert(i, ch),
             }
         }
@@ -127,7 +201,8 @@ fn mutated_source() -> impl Strategy<Value = String> {
 fn asm_property(src: &str) -> Result<(), TestCaseError> {
     if let Ok(p) = assemble("fuzz.s", src) {
         let text = disassemble(&p);
-        let back = assemble("disasm.s", &text).map_err(|e| TestCaseError::fail(format!("round trip fails: {e}\n{text}")))?;
+        let back =
+            assemble("disasm.s", &text).map_err(|e| TestCaseError::fail(format!("round trip fails: {e}\n{text}")))?;
         prop_assert_eq!(&back.words, &p.words);
         prop_assert_eq!(&back.meta, &p.meta);
     }
@@ -154,7 +229,10 @@ proptest! {
 
 /// A container with plausible header fields, then some of its bytes changed, truncated or extended.
 fn container_strategy() -> impl Strategy<Value = Vec<u8>> {
-    let fields = proptest::collection::vec(prop_oneof![0u32..4, 0u32..2000, any::<u32>(), Just(40u32), Just(1024u32), Just(65536u32)], 9);
+    let fields = proptest::collection::vec(
+        prop_oneof![0u32..4, 0u32..2000, any::<u32>(), Just(40u32), Just(1024u32), Just(65536u32)],
+        9,
+    );
     let name = proptest::collection::vec(any::<u8>(), 0..12);
     let code = proptest::collection::vec(any::<u32>(), 0..8);
     let edits = proptest::collection::vec((any::<usize>(), any::<u8>()), 0..3);

@@ -60,7 +60,12 @@ fn jit_examples_are_exact_whatever_blocks_are_optimised() {
 fn hot_loops_get_compiled_and_never_run_code_does_not() {
     let k = launch(Engine::Auto, "alu_loop", 8, 1);
     let ck = k.tiers.current().expect("the loop of alu_loop runs thousands of times: it must be compiled");
-    assert!(ck.guest_insns > 0 && ck.guest_insns < k.code.words.len(), "compiled {} of {} words", ck.guest_insns, k.code.words.len());
+    assert!(
+        ck.guest_insns > 0 && ck.guest_insns < k.code.words.len(),
+        "compiled {} of {} words",
+        ck.guest_insns,
+        k.code.words.len()
+    );
 }
 
 #[test]
@@ -68,7 +73,12 @@ fn jit_hot_loops_get_optimised_and_never_run_code_does_not() {
     let k = launch(Engine::Jit, "alu_loop", 8, 1);
     let ck = k.promote.current().expect("the loop of alu_loop runs thousands of times: it must be optimised");
     assert_eq!(ck.tier, Tier::Opt);
-    assert!(ck.guest_insns > 0 && ck.guest_insns < k.code.words.len(), "optimised {} of {} words", ck.guest_insns, k.code.words.len());
+    assert!(
+        ck.guest_insns > 0 && ck.guest_insns < k.code.words.len(),
+        "optimised {} of {} words",
+        ck.guest_insns,
+        k.code.words.len()
+    );
 }
 
 #[test]

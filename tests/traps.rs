@@ -27,8 +27,13 @@ impl Mode {
 fn modes() -> [Mode; 5] {
     let shipped = tier::jit_threshold();
     let mode = |name, engine, jit_hot| Mode { name, engine, jit_hot };
-    [mode("interp", Engine::Interp, shipped), mode("jit", Engine::Jit, shipped), mode("jit-opt", Engine::Jit, 0),
-     mode("jit-quick", Engine::Jit, u32::MAX), mode("auto", Engine::Auto, shipped)]
+    [
+        mode("interp", Engine::Interp, shipped),
+        mode("jit", Engine::Jit, shipped),
+        mode("jit-opt", Engine::Jit, 0),
+        mode("jit-quick", Engine::Jit, u32::MAX),
+        mode("auto", Engine::Auto, shipped),
+    ]
 }
 
 fn kernel(src: &str) -> Kernel {
@@ -106,9 +111,19 @@ fn the_lowest_trapping_workgroup_is_reported_and_earlier_writes_stay() {
         for threads in [1, 2] {
             let d = Device::new().unwrap();
             let out = d.alloc(64 * 4).unwrap().addr;
-            let cfg = LaunchConfig { grid: [16, 1, 1], args: out.to_le_bytes().to_vec(), threads: Some(threads), ..m.cfg(&k) };
+            let cfg = LaunchConfig {
+                grid: [16, 1, 1],
+                args: out.to_le_bytes().to_vec(),
+                threads: Some(threads),
+                ..m.cfg(&k)
+            };
             let t = trap_of(m.name, d.launch(&k, &cfg));
-            assert_eq!((t.kind, t.code, t.workgroup), (TrapKind::UserTrap, Some(7), [5, 0, 0]), "{}/{threads}: {t}", m.name);
+            assert_eq!(
+                (t.kind, t.code, t.workgroup),
+                (TrapKind::UserTrap, Some(7), [5, 0, 0]),
+                "{}/{threads}: {t}",
+                m.name
+            );
             assert_eq!(t.pc, 0x38, "{}: {t}", m.name);
             let words = d.read_u32s(out, 6).unwrap();
             assert_eq!(words, vec![0, 1, 2, 3, 4, 5], "{}/{threads}: workgroups 0..=5 stored before the trap", m.name);

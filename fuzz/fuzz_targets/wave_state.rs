@@ -12,7 +12,10 @@ use std::time::Duration;
 
 fn kernel() -> &'static Kernel {
     static K: OnceLock<Kernel> = OnceLock::new();
-    K.get_or_init(|| Kernel::from_asm("fuzz.s", "    v.add.i v1, v1, 1\n    u.li u3, 7\n    end\n").expect("the fixed kernel assembles"))
+    K.get_or_init(|| {
+        Kernel::from_asm("fuzz.s", "    v.add.i v1, v1, 1\n    u.li u3, 7\n    end\n")
+            .expect("the fixed kernel assembles")
+    })
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -63,7 +63,11 @@ fn ord_float<F: Fmt>(a: u64, b: u64) -> Option<Ordering> {
     }
     let key = |x: u64| {
         let mag = (x & !F::SIGN) as i64;
-        if x & F::SIGN != 0 { -mag } else { mag }
+        if x & F::SIGN != 0 {
+            -mag
+        } else {
+            mag
+        }
     };
     Some(key(a).cmp(&key(b)))
 }
@@ -93,7 +97,11 @@ fn class_of<F: Fmt>(x: u64) -> u32 {
             _ => 9,
         }
     } else if exp == 0 {
-        if frac == 0 { signed(3, 4) } else { signed(2, 5) }
+        if frac == 0 {
+            signed(3, 4)
+        } else {
+            signed(2, 5)
+        }
     } else {
         signed(1, 6)
     }
@@ -364,7 +372,11 @@ impl Mods {
     /// Operand k as the op sees it: |x| if abs bit k, then -x if neg bit k (sign-bit operations, NaNs too).
     fn operand(self, x: u16, k: usize) -> u16 {
         let x = if self.abs >> k & 1 != 0 { x & 0x7fff } else { x };
-        if self.neg >> k & 1 != 0 { x ^ 0x8000 } else { x }
+        if self.neg >> k & 1 != 0 {
+            x ^ 0x8000
+        } else {
+            x
+        }
     }
 
     /// The result, clamped to [+0.0, 1.0] when sat is set: NaN and anything with the sign bit (-0, negatives)
@@ -399,7 +411,11 @@ fn scalar(cx: &mut Ctx, rd: VHalf, src: &[VHalf], md: Mods, op: impl Fn([u16; 3]
     let old = *cx.w.vr(VReg(rd.reg));
     let out: Lanes = std::array::from_fn(|l| {
         let d = lane_op(&regs, l, |k| src[k].hi, md, &op) as u32;
-        if rd.hi { old[l] & 0xffff | d << 16 } else { old[l] & 0xffff_0000 | d }
+        if rd.hi {
+            old[l] & 0xffff | d << 16
+        } else {
+            old[l] & 0xffff_0000 | d
+        }
     });
     cx.w.write_v(VReg(rd.reg), &out);
     Ok(Flow::Next)
@@ -424,7 +440,18 @@ mod tests {
 
     #[test]
     fn classes() {
-        let f32s = [0xff80_0000, 0xbf80_0000, 0x8000_0001, 0x8000_0000, 0, 0x007f_ffff, 0x3f80_0000, 0x7f80_0000, 0x7f80_0001, 0x7fc0_0000];
+        let f32s = [
+            0xff80_0000,
+            0xbf80_0000,
+            0x8000_0001,
+            0x8000_0000,
+            0,
+            0x007f_ffff,
+            0x3f80_0000,
+            0x7f80_0000,
+            0x7f80_0001,
+            0x7fc0_0000,
+        ];
         for (c, &x) in f32s.iter().enumerate() {
             assert_eq!(class_f32(x), c as u32, "{x:#x}");
         }

@@ -46,7 +46,11 @@ pub fn exec(cx: &mut Ctx, i: &CtrlInsn) -> Result<Flow, Trap> {
 
 /// A conditional PC-relative transfer: the target is checked only when taken.
 fn branch(cx: &Ctx, taken: bool, off: i32) -> Result<Flow, Trap> {
-    if taken { pc_rel(cx, off).map(Flow::Jump) } else { Ok(Flow::Next) }
+    if taken {
+        pc_rel(cx, off).map(Flow::Jump)
+    } else {
+        Ok(Flow::Next)
+    }
 }
 
 /// t = pc + off (off already in bytes, a multiple of 4); a negative t traps here.

@@ -45,7 +45,11 @@ impl Code {
     /// The instruction at byte address `pc`, or the trap for fetching there.
     pub fn fetch(&self, pc: u32) -> Result<(Insn, u32), Trap> {
         if pc % 4 != 0 || pc >= self.len_bytes() {
-            return Err(Trap::new(TrapKind::PcOutOfRange, pc, format!("pc {pc:#x} is outside the code (0..{:#x}) or not 4-aligned", self.len_bytes())));
+            return Err(Trap::new(
+                TrapKind::PcOutOfRange,
+                pc,
+                format!("pc {pc:#x} is outside the code (0..{:#x}) or not 4-aligned", self.len_bytes()),
+            ));
         }
         match &self.decoded[(pc / 4) as usize] {
             Ok((insn, len)) => Ok((*insn, *len)),
@@ -110,15 +114,27 @@ pub trait Tracer {
 
 /// Runs the wave from `w.pc` until it ends, reaches a barrier, traps, or retires `max_steps` instructions.
 /// A trapping instruction has no effect and is not retired; `w.pc` then points at it.
-pub fn run(code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
-           tracer: Option<&mut (dyn Tracer + '_)>) -> Result<Stop, Trap> {
+pub fn run(
+    code: &Code,
+    w: &mut WaveState,
+    mem: &mut dyn Memory,
+    env: &WaveEnv,
+    max_steps: u64,
+    tracer: Option<&mut (dyn Tracer + '_)>,
+) -> Result<Stop, Trap> {
     run_with(code, w, mem, env, max_steps, tracer, |_| {})
 }
 
 /// `run`, also counting how often each instruction starts executing: `hits[pc / 4] += 1` (for the JIT's
 /// tiering, which compiles the blocks that run often).
-pub fn run_counting(code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
-                    hits: &mut [u32]) -> Result<Stop, Trap> {
+pub fn run_counting(
+    code: &Code,
+    w: &mut WaveState,
+    mem: &mut dyn Memory,
+    env: &WaveEnv,
+    max_steps: u64,
+    hits: &mut [u32],
+) -> Result<Stop, Trap> {
     run_with(code, w, mem, env, max_steps, None, |pc| {
         if let Some(h) = hits.get_mut((pc / 4) as usize) {
             *h = h.saturating_add(1);
@@ -126,8 +142,15 @@ pub fn run_counting(code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &
     })
 }
 
-fn run_with(code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &WaveEnv, max_steps: u64,
-            mut tracer: Option<&mut (dyn Tracer + '_)>, mut on_pc: impl FnMut(u32)) -> Result<Stop, Trap> {
+fn run_with(
+    code: &Code,
+    w: &mut WaveState,
+    mem: &mut dyn Memory,
+    env: &WaveEnv,
+    max_steps: u64,
+    mut tracer: Option<&mut (dyn Tracer + '_)>,
+    mut on_pc: impl FnMut(u32),
+) -> Result<Stop, Trap> {
     for _ in 0..max_steps {
         let pc = w.pc;
         on_pc(pc);

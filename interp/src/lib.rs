@@ -20,7 +20,7 @@ pub mod vint;
 pub mod xlane;
 
 pub use exec::{run, run_counting, step, Code, Ctx, Flow, Stop, Tracer, WaveEnv};
+pub use lanejit_isa::LANES;
 pub use memory::{HostRegion, MemFault, Memory};
 pub use state::{lane_on, Lanes, WaveState, FULL_EXEC};
 pub use trap::{Trap, TrapKind};
-pub use lanejit_isa::LANES;

@@ -55,5 +55,9 @@ pub struct HostRegion {
 
 /// Natural alignment check shared by every implementation.
 pub fn check_align(addr: u64, size: u32) -> Result<(), MemFault> {
-    if addr % size as u64 == 0 { Ok(()) } else { Err(MemFault::Misaligned) }
+    if addr % size as u64 == 0 {
+        Ok(())
+    } else {
+        Err(MemFault::Misaligned)
+    }
 }

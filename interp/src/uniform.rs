@@ -216,14 +216,22 @@ fn mulhi_u(a: u32, b: u32) -> u32 {
 
 /// RISC-V division: /0 gives all ones, INT_MIN / -1 gives INT_MIN (wrapping_div).
 fn div_s(a: u32, b: u32) -> u32 {
-    if b == 0 { u32::MAX } else { (a as i32).wrapping_div(b as i32) as u32 }
+    if b == 0 {
+        u32::MAX
+    } else {
+        (a as i32).wrapping_div(b as i32) as u32
+    }
 }
 fn div_u(a: u32, b: u32) -> u32 {
     a.checked_div(b).unwrap_or(u32::MAX)
 }
 /// Remainder with the dividend's sign: rem 0 gives the dividend, INT_MIN rem -1 gives 0 (wrapping_rem).
 fn rem_s(a: u32, b: u32) -> u32 {
-    if b == 0 { a } else { (a as i32).wrapping_rem(b as i32) as u32 }
+    if b == 0 {
+        a
+    } else {
+        (a as i32).wrapping_rem(b as i32) as u32
+    }
 }
 fn rem_u(a: u32, b: u32) -> u32 {
     a.checked_rem(b).unwrap_or(a)
@@ -238,12 +246,20 @@ fn bfe_field(sel: u32) -> (u32, u32) {
 }
 fn bfe_u(a: u32, sel: u32) -> u32 {
     let (off, n) = bfe_field(sel);
-    if n == 0 { 0 } else { (a >> off) & (u32::MAX >> (32 - n)) }
+    if n == 0 {
+        0
+    } else {
+        (a >> off) & (u32::MAX >> (32 - n))
+    }
 }
 /// Moves the field to the top, then shifts it back arithmetically: the sign is bit off+n-1.
 fn bfe_s(a: u32, sel: u32) -> u32 {
     let (off, n) = bfe_field(sel);
-    if n == 0 { 0 } else { (((a >> off) << (32 - n)) as i32 >> (32 - n)) as u32 }
+    if n == 0 {
+        0
+    } else {
+        (((a >> off) << (32 - n)) as i32 >> (32 - n)) as u32
+    }
 }
 
 /// Widens a lane mask to whole quads: a quad with any bit set becomes 0xf.
@@ -287,7 +303,9 @@ fn csr_write(cx: &mut Ctx, rd: UReg, csr: Csr, x: u32, f: impl Fn(u32, u32) -> u
     let old = csr_read(cx, csr);
     let new = f(old, x);
     if new & FCSR_RM_MASK >= 5 {
-        return Err(cx.illegal(format!("fcsr rounding mode {} (dyn or reserved) cannot be written", new & FCSR_RM_MASK)));
+        return Err(
+            cx.illegal(format!("fcsr rounding mode {} (dyn or reserved) cannot be written", new & FCSR_RM_MASK))
+        );
     }
     cx.w.fcsr = new & FCSR_WRITABLE;
     set(cx, rd, old)

@@ -20,10 +20,18 @@ pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
     let rmode = |rm: Rm| mode(rm, fcsr);
     match *i {
         // --- f32 arithmetic
-        FAddF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_add),
-        FSubF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_sub),
-        FMulF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_mul),
-        FDivF32 { rd, rs1, rs2, neg, abs, sat, rm } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_div),
+        FAddF32 { rd, rs1, rs2, neg, abs, sat, rm } => {
+            bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_add)
+        }
+        FSubF32 { rd, rs1, rs2, neg, abs, sat, rm } => {
+            bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_sub)
+        }
+        FMulF32 { rd, rs1, rs2, neg, abs, sat, rm } => {
+            bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_mul)
+        }
+        FDivF32 { rd, rs1, rs2, neg, abs, sat, rm } => {
+            bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f32_div)
+        }
         FMinF32 { rd, rs1, rs2, neg, abs, sat } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), dm, fp::f32_min),
         FMaxF32 { rd, rs1, rs2, neg, abs, sat } => bin32(cx, rd, rs1, rs2, mods(neg, abs, sat), dm, fp::f32_max),
         FSqrtF32 { rd, rs1, neg, abs, sat, rm } => {
@@ -39,10 +47,18 @@ pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
             Ok(Flow::Next)
         }
         // --- f64 arithmetic on pairs
-        FAddF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_add),
-        FSubF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_sub),
-        FMulF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_mul),
-        FDivF64 { rd, rs1, rs2, neg, abs, sat, rm } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_div),
+        FAddF64 { rd, rs1, rs2, neg, abs, sat, rm } => {
+            bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_add)
+        }
+        FSubF64 { rd, rs1, rs2, neg, abs, sat, rm } => {
+            bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_sub)
+        }
+        FMulF64 { rd, rs1, rs2, neg, abs, sat, rm } => {
+            bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_mul)
+        }
+        FDivF64 { rd, rs1, rs2, neg, abs, sat, rm } => {
+            bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), rmode(rm), fp::f64_div)
+        }
         FMinF64 { rd, rs1, rs2, neg, abs, sat } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), dm, fp::f64_min),
         FMaxF64 { rd, rs1, rs2, neg, abs, sat } => bin64(cx, rd, rs1, rs2, mods(neg, abs, sat), dm, fp::f64_max),
         FSqrtF64 { rd, rs1, neg, abs, sat, rm } => {
@@ -167,7 +183,11 @@ impl Mods {
         T: Copy + std::ops::BitAnd<Output = T> + std::ops::BitXor<Output = T> + std::ops::Not<Output = T>,
     {
         let x = if self.abs >> i & 1 != 0 { x & !sign } else { x };
-        if self.neg >> i & 1 != 0 { x ^ sign } else { x }
+        if self.neg >> i & 1 != 0 {
+            x ^ sign
+        } else {
+            x
+        }
     }
 
     /// f32 source i: fcsr.ftz32 input flush (a subnormal becomes its signed zero), then the modifiers.
@@ -226,8 +246,14 @@ fn bin64(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, md: Mods, m: FpMode, op: 
 }
 
 /// f64 source (pair) to a 32-bit result, with modifiers and the instruction's rounding mode.
-fn from64(cx: &mut Ctx, rd: VReg, rs1: VReg, md: Mods, m: FpMode, op: impl Fn(u64, FpMode) -> u32)
-    -> Result<Flow, Trap> {
+fn from64(
+    cx: &mut Ctx,
+    rd: VReg,
+    rs1: VReg,
+    md: Mods,
+    m: FpMode,
+    op: impl Fn(u64, FpMode) -> u32,
+) -> Result<Flow, Trap> {
     let a = pairs(cx, rs1);
     let out: Lanes = std::array::from_fn(|l| op(md.src64(0, a[l]), m));
     cx.w.write_v(rd, &out);

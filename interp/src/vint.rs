@@ -338,7 +338,11 @@ fn field(p: u32) -> (u32, u32) {
 #[inline]
 fn bfe_u(a: u32, p: u32) -> u32 {
     let (off, w) = field(p);
-    if w == 0 { 0 } else { (a >> off) & ((1u32 << w) - 1) }
+    if w == 0 {
+        0
+    } else {
+        (a >> off) & ((1u32 << w) - 1)
+    }
 }
 
 /// Signed extract: t = a >> off (arithmetic), then sign-extended from bit w-1.
@@ -369,7 +373,13 @@ fn prmt(a: u32, b: u32, sel: u32) -> u32 {
     for k in 0..4 {
         let n = sel >> (4 * k) & 15;
         let byte = (bytes >> (8 * (n & 7))) as u32 & 0xff;
-        let byte = if n & 8 == 0 { byte } else if byte & 0x80 != 0 { 0xff } else { 0 };
+        let byte = if n & 8 == 0 {
+            byte
+        } else if byte & 0x80 != 0 {
+            0xff
+        } else {
+            0
+        };
         d |= byte << (8 * k);
     }
     d
@@ -379,7 +389,9 @@ fn prmt(a: u32, b: u32, sel: u32) -> u32 {
 #[inline]
 fn lop3(a: u32, b: u32, c: u32, lut: u32) -> u32 {
     let pick = |x: u32, on: bool| if on { x } else { !x };
-    (0..8).filter(|&k| lut >> k & 1 != 0).fold(0, |d, k| d | pick(a, k & 4 != 0) & pick(b, k & 2 != 0) & pick(c, k & 1 != 0))
+    (0..8)
+        .filter(|&k| lut >> k & 1 != 0)
+        .fold(0, |d, k| d | pick(a, k & 4 != 0) & pick(b, k & 2 != 0) & pick(c, k & 1 != 0))
 }
 
 // v.shf modifier bits, exactly the entries' f10 codes: dir | type << 1 | w << 3 | hi << 4.
@@ -408,11 +420,27 @@ fn funnel<const F: u8>(lo: u32, hi: u32, amount: u32) -> u32 {
     let n = if F & W != 0 { amount & (width - 1) } else { amount.min(width) };
     let x = (hi as u64) << 32 | lo as u64;
     let y = match (right, ty == S64 || ty == S32) {
-        (false, _) => if n >= 64 { 0 } else { x << n },
-        (true, false) => if n >= 64 { 0 } else { x >> n },
+        (false, _) => {
+            if n >= 64 {
+                0
+            } else {
+                x << n
+            }
+        }
+        (true, false) => {
+            if n >= 64 {
+                0
+            } else {
+                x >> n
+            }
+        }
         (true, true) => ((x as i64) >> n.min(63)) as u64,
     };
-    if F & HI != 0 { (y >> 32) as u32 } else { y as u32 }
+    if F & HI != 0 {
+        (y >> 32) as u32
+    } else {
+        y as u32
+    }
 }
 
 #[cfg(test)]

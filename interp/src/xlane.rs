@@ -60,9 +60,7 @@ pub fn exec(cx: &mut Ctx, i: &XlaneInsn) -> Result<Flow, Trap> {
             let u = cx.w.ur(rs2);
             gather(cx, rd, rs1, |l, s| s[(l as u32).wrapping_add(u) as usize & LANE_MASK as usize])
         }
-        QuadSwizzle { rd, rs1, imm } => {
-            gather(cx, rd, rs1, |l, s| s[(l & !3) | (imm as usize >> (2 * (l & 3)) & 3)])
-        }
+        QuadSwizzle { rd, rs1, imm } => gather(cx, rd, rs1, |l, s| s[(l & !3) | (imm as usize >> (2 * (l & 3)) & 3)]),
         Writelane { rd, rs2, rs1 } => writelane(cx, rd, rs2, rs1),
         Readfirst { rd, rs1 } => {
             let first = if cx.w.exec == 0 { 0 } else { cx.w.exec.trailing_zeros() as usize };
@@ -103,13 +101,21 @@ fn gather(cx: &mut Ctx, rd: VReg, rs1: VReg, pick: impl Fn(usize, &Lanes) -> u32
 
 /// shfl.up: the delta is compared untruncated, so a delta above the lane keeps the lane's own value.
 fn up(s: &Lanes, lane: usize, delta: u32) -> u32 {
-    if delta as usize <= lane { s[lane - delta as usize] } else { s[lane] }
+    if delta as usize <= lane {
+        s[lane - delta as usize]
+    } else {
+        s[lane]
+    }
 }
 
 /// shfl.down: j = lane + delta computed without 32-bit wrap.
 fn down(s: &Lanes, lane: usize, delta: u32) -> u32 {
     let j = lane as u64 + delta as u64;
-    if j < LANES as u64 { s[j as usize] } else { s[lane] }
+    if j < LANES as u64 {
+        s[j as usize]
+    } else {
+        s[lane]
+    }
 }
 
 fn set_u(cx: &mut Ctx, rd: UReg, x: u32) -> Result<Flow, Trap> {

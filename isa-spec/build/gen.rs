@@ -27,7 +27,11 @@ pub fn value_variant(kind: &str, value: &str) -> String {
 }
 
 pub fn enum_type(kind: &str) -> String {
-    if kind == "csr10" { "Csr".into() } else { camel(kind) }
+    if kind == "csr10" {
+        "Csr".into()
+    } else {
+        camel(kind)
+    }
 }
 
 fn rust_type(k: &Kind) -> String {
@@ -46,9 +50,18 @@ fn rust_type(k: &Kind) -> String {
 
 fn class_variant(c: &str) -> &'static str {
     match c {
-        "vreg" => "VReg", "ureg" => "UReg", "vhalf" => "VHalf", "simm" => "SImm", "uimm" => "UImm",
-        "bits" => "Bits", "pcrel" => "PcRel", "enum" => "Enum", "flag" => "Flag", "srcmod" => "SrcMod",
-        "dmask" => "DMask", other => panic!("class {other}"),
+        "vreg" => "VReg",
+        "ureg" => "UReg",
+        "vhalf" => "VHalf",
+        "simm" => "SImm",
+        "uimm" => "UImm",
+        "bits" => "Bits",
+        "pcrel" => "PcRel",
+        "enum" => "Enum",
+        "flag" => "Flag",
+        "srcmod" => "SrcMod",
+        "dmask" => "DMask",
+        other => panic!("class {other}"),
     }
 }
 
@@ -75,10 +88,21 @@ pub fn generate(m: &Model) -> String {
 fn gen_formats(m: &Model, o: &mut String) {
     writeln!(o, "pub static FORMATS: [FormatInfo; {}] = [", m.formats.len()).unwrap();
     for f in m.formats {
-        let fields: Vec<String> = f.fields.iter()
-            .map(|x| format!("FieldInfo {{ name: {:?}, msb: {}, lsb: {} }}", x.name, x.msb, x.lsb)).collect();
-        writeln!(o, "  FormatInfo {{ name: {:?}, width: {}, bits: {:?}, use_: {:?}, fields: &[{}] }},",
-            f.name, f.width, f.bits, f.use_, fields.join(", ")).unwrap();
+        let fields: Vec<String> = f
+            .fields
+            .iter()
+            .map(|x| format!("FieldInfo {{ name: {:?}, msb: {}, lsb: {} }}", x.name, x.msb, x.lsb))
+            .collect();
+        writeln!(
+            o,
+            "  FormatInfo {{ name: {:?}, width: {}, bits: {:?}, use_: {:?}, fields: &[{}] }},",
+            f.name,
+            f.width,
+            f.bits,
+            f.use_,
+            fields.join(", ")
+        )
+        .unwrap();
     }
     o.push_str("];\n\n");
 }
@@ -86,11 +110,27 @@ fn gen_formats(m: &Model, o: &mut String) {
 fn gen_kinds(m: &Model, o: &mut String) {
     writeln!(o, "pub static KINDS: [KindInfo; {}] = [", m.kinds.len()).unwrap();
     for k in m.kinds {
-        let values: Vec<String> = k.def.values.as_ref().map(|v| v.0.iter()
-            .map(|(n, x)| format!("({n:?}, {x})")).collect()).unwrap_or_default();
-        writeln!(o, "  KindInfo {{ name: {:?}, class: KindClass::{}, bits: {}, scale: {}, pair: {}, rmw: {}, \
-            default: {:?}, values: &[{}], doc: {:?} }},", k.name, class_variant(&k.def.class), k.def.bits,
-            k.def.scale.unwrap_or(1), k.def.pair, k.def.rmw, k.default_raw, values.join(", "), k.def.doc).unwrap();
+        let values: Vec<String> = k
+            .def
+            .values
+            .as_ref()
+            .map(|v| v.0.iter().map(|(n, x)| format!("({n:?}, {x})")).collect())
+            .unwrap_or_default();
+        writeln!(
+            o,
+            "  KindInfo {{ name: {:?}, class: KindClass::{}, bits: {}, scale: {}, pair: {}, rmw: {}, \
+            default: {:?}, values: &[{}], doc: {:?} }},",
+            k.name,
+            class_variant(&k.def.class),
+            k.def.bits,
+            k.def.scale.unwrap_or(1),
+            k.def.pair,
+            k.def.rmw,
+            k.default_raw,
+            values.join(", "),
+            k.def.doc
+        )
+        .unwrap();
     }
     o.push_str("];\n\n");
     for k in m.kinds.iter().filter(|k| k.def.class == "enum") {
@@ -101,19 +141,30 @@ fn gen_kinds(m: &Model, o: &mut String) {
             writeln!(o, "    {} = {v},", value_variant(&k.name, n)).unwrap();
         }
         o.push_str("}\n");
-        writeln!(o, "impl {ty} {{\n    pub const ALL: [{ty}; {}] = [{}];", vals.len(),
-            vals.iter().map(|(n, _)| format!("{ty}::{}", value_variant(&k.name, n))).collect::<Vec<_>>().join(", ")).unwrap();
+        writeln!(
+            o,
+            "impl {ty} {{\n    pub const ALL: [{ty}; {}] = [{}];",
+            vals.len(),
+            vals.iter().map(|(n, _)| format!("{ty}::{}", value_variant(&k.name, n))).collect::<Vec<_>>().join(", ")
+        )
+        .unwrap();
         o.push_str("    pub fn from_raw(raw: u32) -> Option<Self> {\n        match raw {\n");
         for (n, v) in vals {
             writeln!(o, "            {v} => Some({ty}::{}),", value_variant(&k.name, n)).unwrap();
         }
-        o.push_str("            _ => None,\n        }\n    }\n    pub fn name(self) -> &'static str {\n        match self {\n");
+        o.push_str(
+            "            _ => None,\n        }\n    }\n    pub fn name(self) -> &'static str {\n        match self {\n",
+        );
         for (n, _) in vals {
             writeln!(o, "            {ty}::{} => {n:?},", value_variant(&k.name, n)).unwrap();
         }
         o.push_str("        }\n    }\n}\n");
-        writeln!(o, "impl OperandValue for {ty} {{\n    fn to_value(&self) -> i64 {{ *self as i64 }}\n    \
-            fn from_value(v: i64) -> Option<Self> {{ u32::try_from(v).ok().and_then(Self::from_raw) }}\n}}\n").unwrap();
+        writeln!(
+            o,
+            "impl OperandValue for {ty} {{\n    fn to_value(&self) -> i64 {{ *self as i64 }}\n    \
+            fn from_value(v: i64) -> Option<Self> {{ u32::try_from(v).ok().and_then(Self::from_raw) }}\n}}\n"
+        )
+        .unwrap();
     }
 }
 
@@ -123,15 +174,25 @@ fn gen_flags_counters(m: &Model, o: &mut String) {
         writeln!(o, "    /// {doc}\n    pub const {}: Flags = Flags(1 << {i});", n.to_ascii_uppercase()).unwrap();
     }
     o.push_str("}\n");
-    writeln!(o, "pub static FLAG_NAMES: [(&str, &str); {}] = [{}];", m.flags.len(),
-        m.flags.iter().map(|(n, d)| format!("({n:?}, {d:?})")).collect::<Vec<_>>().join(", ")).unwrap();
+    writeln!(
+        o,
+        "pub static FLAG_NAMES: [(&str, &str); {}] = [{}];",
+        m.flags.len(),
+        m.flags.iter().map(|(n, d)| format!("({n:?}, {d:?})")).collect::<Vec<_>>().join(", ")
+    )
+    .unwrap();
     o.push_str("/// Wait counters.\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Counter {\n");
     for c in m.counters {
         writeln!(o, "    {},", camel(c)).unwrap();
     }
     o.push_str("}\nimpl Counter {\n    pub const ALL: [Counter; ");
-    writeln!(o, "{}] = [{}];", m.counters.len(),
-        m.counters.iter().map(|c| format!("Counter::{}", camel(c))).collect::<Vec<_>>().join(", ")).unwrap();
+    writeln!(
+        o,
+        "{}] = [{}];",
+        m.counters.len(),
+        m.counters.iter().map(|c| format!("Counter::{}", camel(c))).collect::<Vec<_>>().join(", ")
+    )
+    .unwrap();
     o.push_str("    pub fn name(self) -> &'static str {\n        match self {\n");
     for c in m.counters {
         writeln!(o, "            Counter::{} => {c:?},", camel(c)).unwrap();
@@ -163,14 +224,23 @@ fn gen_insn_table(m: &Model, o: &mut String) {
     writeln!(o, "pub static INSNS: [InsnInfo; {}] = [", m.insns.len()).unwrap();
     for i in m.insns {
         let fmt_idx = m.formats.iter().position(|f| f.name == i.def.format).unwrap();
-        let ops: Vec<String> = i.operands.iter().map(|op| {
-            let kidx = m.kinds.iter().position(|k| k.name == op.kind).unwrap();
-            format!("OperandInfo {{ name: {:?}, kind: {kidx}, field: {:?}, lsb: {}, field_bits: {} }}",
-                op.name, op.field.name, op.field.lsb, op.field.width())
-        }).collect();
+        let ops: Vec<String> = i
+            .operands
+            .iter()
+            .map(|op| {
+                let kidx = m.kinds.iter().position(|k| k.name == op.kind).unwrap();
+                format!(
+                    "OperandInfo {{ name: {:?}, kind: {kidx}, field: {:?}, lsb: {}, field_bits: {} }}",
+                    op.name,
+                    op.field.name,
+                    op.field.lsb,
+                    op.field.width()
+                )
+            })
+            .collect();
         let fixed: Vec<String> = i.fixed.iter().map(|(n, v)| format!("({n:?}, {v})")).collect();
-        let flags: Vec<String> = i.def.flags.split_whitespace()
-            .map(|f| format!("flag::{}.0", f.to_ascii_uppercase())).collect();
+        let flags: Vec<String> =
+            i.def.flags.split_whitespace().map(|f| format!("flag::{}.0", f.to_ascii_uppercase())).collect();
         let flags = if flags.is_empty() { "0".to_string() } else { flags.join(" | ") };
         let fmt = &m.formats[fmt_idx];
         writeln!(o, "  InsnInfo {{ id: InsnId({}), mnemonic: {:?}, group: {}, group_name: {:?}, unit: {:?}, format: {fmt_idx}, \
@@ -182,7 +252,9 @@ fn gen_insn_table(m: &Model, o: &mut String) {
             i.def.latency, i.def.flags, i.def.syntax, i.def.sem.clone().unwrap_or_default(), i.def.en, access_expr(i.def.access.as_deref())).unwrap();
     }
     o.push_str("];\n\n");
-    o.push_str("/// Candidate instructions for each 7-bit opcode, in table order.\npub static BY_OPCODE: [&[u16]; 128] = [\n");
+    o.push_str(
+        "/// Candidate instructions for each 7-bit opcode, in table order.\npub static BY_OPCODE: [&[u16]; 128] = [\n",
+    );
     for op in 0..128u32 {
         let ids: Vec<String> = m.insns.iter().filter(|i| i.def.opcode == op).map(|i| i.id.to_string()).collect();
         writeln!(o, "  &[{}],", ids.join(", ")).unwrap();
@@ -194,10 +266,14 @@ fn gen_enums(m: &Model, o: &mut String) {
     // One enum per group; its variants carry the typed operands.
     for (_, gname, title, _) in m.groups {
         let ty = format!("{}Insn", camel(gname));
-        writeln!(o, "/// Group `{gname}`: {title}\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum {ty} {{").unwrap();
+        writeln!(
+            o,
+            "/// Group `{gname}`: {title}\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum {ty} {{"
+        )
+        .unwrap();
         for i in m.insns.iter().filter(|i| &i.group_name == gname) {
-            let fields: Vec<String> = i.operands.iter()
-                .map(|op| format!("{}: {}", op.name, rust_type(kind_of(m.kinds, &op.kind)))).collect();
+            let fields: Vec<String> =
+                i.operands.iter().map(|op| format!("{}: {}", op.name, rust_type(kind_of(m.kinds, &op.kind)))).collect();
             let doc = i.def.en.replace('\n', " ").replace('[', "\\[").replace(']', "\\]");
             writeln!(o, "    /// `{} {}`: {doc}", i.def.mnemonic, i.def.syntax).unwrap();
             if fields.is_empty() {
@@ -208,32 +284,59 @@ fn gen_enums(m: &Model, o: &mut String) {
         }
         o.push_str("}\n\n");
     }
-    o.push_str("/// A decoded instruction, by group.\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Insn {\n");
+    o.push_str(
+        "/// A decoded instruction, by group.\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Insn {\n",
+    );
     for (_, gname, _, _) in m.groups {
         writeln!(o, "    {}({}Insn),", camel(gname), camel(gname)).unwrap();
     }
     o.push_str("}\n\nimpl Insn {\n    /// The table row of this instruction.\n    pub fn id(&self) -> InsnId {\n        match self {\n");
     for i in m.insns {
         let pat = if i.operands.is_empty() { "" } else { " { .. }" };
-        writeln!(o, "            Insn::{}({}Insn::{}{pat}) => InsnId({}),", camel(&i.group_name), camel(&i.group_name),
-            camel(&i.def.mnemonic), i.id).unwrap();
+        writeln!(
+            o,
+            "            Insn::{}({}Insn::{}{pat}) => InsnId({}),",
+            camel(&i.group_name),
+            camel(&i.group_name),
+            camel(&i.def.mnemonic),
+            i.id
+        )
+        .unwrap();
     }
     o.push_str("        }\n    }\n\n    /// Operand values in syntax order (see `OperandValue`).\n    pub fn operand_values(&self) -> Operands {\n        match self {\n");
     for i in m.insns {
         let names: Vec<&str> = i.operands.iter().map(|o| o.name.as_str()).collect();
         let vals: Vec<String> = names.iter().map(|n| format!("{n}.to_value()")).collect();
         let pat = if names.is_empty() { String::new() } else { format!(" {{ {} }}", names.join(", ")) };
-        writeln!(o, "            Insn::{}({}Insn::{}{pat}) => Operands::from_slice(&[{}]),", camel(&i.group_name),
-            camel(&i.group_name), camel(&i.def.mnemonic), vals.join(", ")).unwrap();
+        writeln!(
+            o,
+            "            Insn::{}({}Insn::{}{pat}) => Operands::from_slice(&[{}]),",
+            camel(&i.group_name),
+            camel(&i.group_name),
+            camel(&i.def.mnemonic),
+            vals.join(", ")
+        )
+        .unwrap();
     }
     o.push_str("        }\n    }\n\n    /// Builds an instruction from operand values; `None` if a value does not fit its type.\n");
     o.push_str("    pub fn from_operand_values(id: InsnId, v: &[i64]) -> Option<Insn> {\n        if v.len() != INSNS.get(id.0 as usize)?.operands.len() {\n            return None;\n        }\n        Some(match id.0 {\n");
     for i in m.insns {
-        let fields: Vec<String> = i.operands.iter().enumerate()
-            .map(|(n, op)| format!("{}: OperandValue::from_value(v[{n}])?", op.name)).collect();
+        let fields: Vec<String> = i
+            .operands
+            .iter()
+            .enumerate()
+            .map(|(n, op)| format!("{}: OperandValue::from_value(v[{n}])?", op.name))
+            .collect();
         let body = if fields.is_empty() { String::new() } else { format!(" {{ {} }}", fields.join(", ")) };
-        writeln!(o, "            {} => Insn::{}({}Insn::{}{body}),", i.id, camel(&i.group_name), camel(&i.group_name),
-            camel(&i.def.mnemonic)).unwrap();
+        writeln!(
+            o,
+            "            {} => Insn::{}({}Insn::{}{body}),",
+            i.id,
+            camel(&i.group_name),
+            camel(&i.group_name),
+            camel(&i.def.mnemonic)
+        )
+        .unwrap();
     }
     o.push_str("            _ => return None,\n        })\n    }\n}\n");
 }

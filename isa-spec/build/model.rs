@@ -163,8 +163,10 @@ pub fn parse_format(name: &str, def: &FormatDef) -> Result<Format, String> {
             Some((m, l)) => (m.parse::<u32>(), l.parse::<u32>()),
             None => (rest.parse::<u32>(), rest.parse::<u32>()),
         };
-        let (msb, lsb) = (msb.map_err(|_| format!("format {name}: bad range in `{tok}`"))?,
-                          lsb.map_err(|_| format!("format {name}: bad range in `{tok}`"))?);
+        let (msb, lsb) = (
+            msb.map_err(|_| format!("format {name}: bad range in `{tok}`"))?,
+            lsb.map_err(|_| format!("format {name}: bad range in `{tok}`"))?,
+        );
         if msb < lsb || msb >= def.width {
             return Err(format!("format {name}: field `{tok}` lies outside [{}:0]", def.width - 1));
         }
@@ -220,7 +222,11 @@ pub fn check_kind(name: &str, def: &KindDef) -> Result<Kind, String> {
         Some(serde_value::Scalar::Int(i)) => Some(*i as u32),
         Some(serde_value::Scalar::Str(s)) => {
             let vals = def.values.as_ref().ok_or(format!("operand kind {name}: named default without values"))?;
-            let v = vals.0.iter().find(|(n, _)| n == s).ok_or(format!("operand kind {name}: default `{s}` is not a value"))?;
+            let v = vals
+                .0
+                .iter()
+                .find(|(n, _)| n == s)
+                .ok_or(format!("operand kind {name}: default `{s}` is not a value"))?;
             Some(v.1)
         }
     };
@@ -271,8 +277,14 @@ pub fn parse_int(s: &str) -> Option<u32> {
 }
 
 pub fn resolve_insn(
-    id: usize, file: &str, g: &GroupFile, def: &InsnDef, fmts: &[Format], kinds: &[Kind],
-    flags: &[(String, String)], counters: &[String],
+    id: usize,
+    file: &str,
+    g: &GroupFile,
+    def: &InsnDef,
+    fmts: &[Format],
+    kinds: &[Kind],
+    flags: &[(String, String)],
+    counters: &[String],
 ) -> Result<Insn, String> {
     let at = format!("{file}: `{}`", def.mnemonic);
     let fmt = fmts.iter().find(|f| f.name == def.format).ok_or(format!("{at}: unknown format `{}`", def.format))?;
@@ -281,7 +293,10 @@ pub fn resolve_insn(
     }
     let odd = def.opcode & 1 == 1;
     if odd != (fmt.width == 64) {
-        return Err(format!("{at}: opcode {:#x} parity does not match the {}-bit format {}", def.opcode, fmt.width, fmt.name));
+        return Err(format!(
+            "{at}: opcode {:#x} parity does not match the {}-bit format {}",
+            def.opcode, fmt.width, fmt.name
+        ));
     }
     let mut operands = Vec::new();
     for tok in def.syntax.split_whitespace() {
@@ -291,12 +306,18 @@ pub fn resolve_insn(
             None => (rest, name),
         };
         let k = kinds.iter().find(|k| k.name == kind).ok_or(format!("{at}: unknown operand kind `{kind}`"))?;
-        let f = fmt.field(field).ok_or(format!("{at}: operand `{name}` names field `{field}`, which format {} lacks", fmt.name))?;
+        let f = fmt
+            .field(field)
+            .ok_or(format!("{at}: operand `{name}` names field `{field}`, which format {} lacks", fmt.name))?;
         if f.name == "opcode" || f.is_reserved() {
             return Err(format!("{at}: operand `{name}` cannot occupy field `{field}`"));
         }
         if k.def.bits > f.width() {
-            return Err(format!("{at}: operand `{name}` kind {kind} has {} bits, field `{field}` only {}", k.def.bits, f.width()));
+            return Err(format!(
+                "{at}: operand `{name}` kind {kind} has {} bits, field `{field}` only {}",
+                k.def.bits,
+                f.width()
+            ));
         }
         if operands.iter().any(|o: &Operand| o.field.name == f.name) {
             return Err(format!("{at}: two operands occupy field `{field}`"));
@@ -357,8 +378,18 @@ pub fn resolve_insn(
         }
     }
     Ok(Insn {
-        id, group: g.group, group_name: g.name.clone(), file: file.into(), def: def.clone(), unit, operands, fixed,
-        mask: fixed_mask | reserved, match_, reserved, fixed_mask,
+        id,
+        group: g.group,
+        group_name: g.name.clone(),
+        file: file.into(),
+        def: def.clone(),
+        unit,
+        operands,
+        fixed,
+        mask: fixed_mask | reserved,
+        match_,
+        reserved,
+        fixed_mask,
     })
 }
 
@@ -371,7 +402,9 @@ fn check_access(at: &str, def: &InsnDef) -> Result<(), String> {
         (None, false) => Ok(()),
         (None, true) => Err(format!("{at}: a memory instruction needs `access:` (u8, s16, b32, ...)")),
         (Some(a), false) => Err(format!("{at}: `access: {a}` on an instruction that is not a load, store or atomic")),
-        (Some(a), true) => access_parts(a).map(drop).ok_or_else(|| format!("{at}: access `{a}` is not u|s|b followed by 8, 16, 32, 64, 96, 128 or 256")),
+        (Some(a), true) => access_parts(a)
+            .map(drop)
+            .ok_or_else(|| format!("{at}: access `{a}` is not u|s|b followed by 8, 16, 32, 64, 96, 128 or 256")),
     }
 }
 
@@ -408,16 +441,20 @@ pub fn check_overlaps(insns: &[Insn]) -> Result<(), String> {
         }
         let e = opcode_format.entry(i.def.opcode).or_insert((i.def.format.as_str(), i.def.mnemonic.as_str()));
         if e.0 != i.def.format {
-            return Err(format!("{}: `{}` uses opcode {:#x} with format {}, but `{}` uses it with format {}",
-                i.file, i.def.mnemonic, i.def.opcode, i.def.format, e.1, e.0));
+            return Err(format!(
+                "{}: `{}` uses opcode {:#x} with format {}, but `{}` uses it with format {}",
+                i.file, i.def.mnemonic, i.def.opcode, i.def.format, e.1, e.0
+            ));
         }
     }
     for (n, a) in insns.iter().enumerate() {
         for b in &insns[n + 1..] {
             let common = a.mask & b.mask;
             if (a.match_ ^ b.match_) & common == 0 {
-                return Err(format!("{}: `{}` overlaps `{}` ({}): some word decodes as both",
-                    a.file, a.def.mnemonic, b.def.mnemonic, b.file));
+                return Err(format!(
+                    "{}: `{}` overlaps `{}` ({}): some word decodes as both",
+                    a.file, a.def.mnemonic, b.def.mnemonic, b.file
+                ));
             }
         }
     }

@@ -12,13 +12,26 @@ pub enum Illegal {
     ZeroOpcode,
     UnknownOpcode(u8),
     /// The opcode is known, but no instruction has these function-field values.
-    UnknownFunction { opcode: u8 },
+    UnknownFunction {
+        opcode: u8,
+    },
     /// Bits that must be zero are set.
-    ReservedBits { mnemonic: &'static str, bits: u64 },
+    ReservedBits {
+        mnemonic: &'static str,
+        bits: u64,
+    },
     /// An enum operand holds an unlisted value.
-    BadEnum { mnemonic: &'static str, operand: &'static str, value: u32 },
+    BadEnum {
+        mnemonic: &'static str,
+        operand: &'static str,
+        value: u32,
+    },
     /// A register-pair operand names an odd register.
-    OddPair { mnemonic: &'static str, operand: &'static str, reg: u32 },
+    OddPair {
+        mnemonic: &'static str,
+        operand: &'static str,
+        reg: u32,
+    },
     /// A 64-bit instruction whose second word lies past the end of the code.
     Truncated,
 }

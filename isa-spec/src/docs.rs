@@ -8,7 +8,17 @@ use std::fmt::Write;
 pub fn csv(group: Option<&str>) -> Result<String, String> {
     let mut o = String::from("variant,format,opcode,field=value,latency,flags\n");
     for i in selected(group)? {
-        writeln!(o, "{},{},{:#04x},{},{},{}", i.mnemonic, i.format().name, i.opcode, i.fn_text, i.latency_text, i.flags_text).unwrap();
+        writeln!(
+            o,
+            "{},{},{:#04x},{},{},{}",
+            i.mnemonic,
+            i.format().name,
+            i.opcode,
+            i.fn_text,
+            i.latency_text,
+            i.flags_text
+        )
+        .unwrap();
     }
     Ok(o)
 }
@@ -26,8 +36,10 @@ fn selected(group: Option<&str>) -> Result<Vec<&'static crate::InsnInfo>, String
 /// The whole reference as Markdown.
 pub fn markdown() -> String {
     let mut o = String::new();
-    o.push_str("# lanejit ISA reference\n\nGenerated from `isa-spec/*.yaml` by `lanejit spec --format md`; do not edit \
-        (a test keeps this file equal to the generator's output).\n\n");
+    o.push_str(
+        "# lanejit ISA reference\n\nGenerated from `isa-spec/*.yaml` by `lanejit spec --format md`; do not edit \
+        (a test keeps this file equal to the generator's output).\n\n",
+    );
     formats_md(&mut o);
     kinds_md(&mut o);
     for g in GROUPS.iter() {
@@ -35,8 +47,19 @@ pub fn markdown() -> String {
         o.push_str("| mnemonic | syntax | format | opcode | fixed | latency | flags | semantics |\n|---|---|---|---|---|---|---|---|\n");
         for i in INSNS.iter().filter(|i| i.group == g.number) {
             let sem = if i.sem.is_empty() { i.en.to_string() } else { format!("{}<br>{}", i.sem, i.en) };
-            writeln!(o, "| `{}` | `{}` | {} | {:#04x} | `{}` | {} | {} | {} |", i.mnemonic, i.syntax, i.format().name,
-                i.opcode, i.fn_text, i.latency_text, i.flags_text, sem.replace('|', "\\|")).unwrap();
+            writeln!(
+                o,
+                "| `{}` | `{}` | {} | {:#04x} | `{}` | {} | {} | {} |",
+                i.mnemonic,
+                i.syntax,
+                i.format().name,
+                i.opcode,
+                i.fn_text,
+                i.latency_text,
+                i.flags_text,
+                sem.replace('|', "\\|")
+            )
+            .unwrap();
         }
         o.push('\n');
     }
@@ -61,7 +84,8 @@ fn kinds_md(o: &mut String) {
             (Some(d), KindClass::Enum) => k.value_name(d).unwrap_or("?").to_string(),
             (Some(d), _) => d.to_string(),
         };
-        writeln!(o, "| `{}` | {:?} | {} | {default} | {} | {} |", k.name, k.class, k.bits, values.join(" "), k.doc).unwrap();
+        writeln!(o, "| `{}` | {:?} | {} | {default} | {} | {} |", k.name, k.class, k.bits, values.join(" "), k.doc)
+            .unwrap();
     }
     o.push_str("\n## Flags\n\n| flag | meaning |\n|---|---|\n");
     for (n, d) in FLAG_NAMES.iter() {

@@ -9,11 +9,11 @@ pub mod disasm;
 pub mod docs;
 pub mod meta;
 
-pub use codec::{decode_at, decode_raw, encode, encode_values, length_words, DecodeError, Encoded, Illegal};
-pub use meta::*;
 pub use asm::{assemble, AsmError, AsmErrors, KernelMeta, Program};
+pub use codec::{decode_at, decode_raw, encode, encode_values, length_words, DecodeError, Encoded, Illegal};
 pub use container::ContainerError;
 pub use disasm::{disassemble, format_insn};
+pub use meta::*;
 
 include!(concat!(env!("OUT_DIR"), "/isa_generated.rs"));
 

@@ -199,8 +199,7 @@ fn unknown_function_values() {
             let fmask = ((1u64 << f.width()) - 1) << f.lsb;
             for v in 0..(1u64 << f.width()).min(1 << 12) {
                 let raw = (legal_base(info) & !fmask) | v << f.lsb;
-                let claimed =
-                    cands.iter().any(|&i| raw & INSNS[i as usize].fixed_mask == INSNS[i as usize].match_);
+                let claimed = cands.iter().any(|&i| raw & INSNS[i as usize].fixed_mask == INSNS[i as usize].match_);
                 if !claimed {
                     assert_eq!(decode_raw(raw), Err(Illegal::UnknownFunction { opcode: op as u8 }), "{raw:#x}");
                     tested += 1;

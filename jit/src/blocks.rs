@@ -46,7 +46,9 @@ pub fn ends_block(insn: &Insn) -> bool {
 pub fn static_targets(pc: u32, insn: &Insn) -> Vec<u32> {
     let info = insn.id().info();
     let vals = insn.operand_values();
-    info.operands.iter().zip(vals.as_slice())
+    info.operands
+        .iter()
+        .zip(vals.as_slice())
         .filter(|(o, _)| o.kind().class == KindClass::PcRel)
         .map(|(_, v)| (pc as i64 + v) as u32)
         .collect()

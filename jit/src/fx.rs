@@ -85,15 +85,21 @@ pub type BlockRegs = (Vec<usize>, Vec<usize>);
 
 impl<'a> Fx<'a> {
     /// Declares variables for the registers the kernel names.
-    pub fn new(mut b: FunctionBuilder<'a>, used_v: &[bool; VREGS], used_u: &[bool; UREGS], helpers: HelperFns,
-               tier: crate::runtime::Tier) -> Fx<'a> {
+    pub fn new(
+        mut b: FunctionBuilder<'a>,
+        used_v: &[bool; VREGS],
+        used_u: &[bool; UREGS],
+        helpers: HelperFns,
+        tier: crate::runtime::Tier,
+    ) -> Fx<'a> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let (state, ctx) = (b.block_params(entry)[0], b.block_params(entry)[1]);
         let vvars = (0..VREGS).map(|r| used_v[r].then(|| std::array::from_fn(|_| b.declare_var(I32X4)))).collect();
         let uvars = (0..UREGS).map(|r| used_u[r].then(|| b.declare_var(I32))).collect();
-        let (exec, retired, lane_ops, steps) = (b.declare_var(I32), b.declare_var(I64), b.declare_var(I64), b.declare_var(I64));
+        let (exec, retired, lane_ops, steps) =
+            (b.declare_var(I32), b.declare_var(I64), b.declare_var(I64), b.declare_var(I64));
         let exit_block = b.create_block();
         b.append_block_param(exit_block, I32);
         b.append_block_param(exit_block, I32);
@@ -102,10 +108,32 @@ impl<'a> Fx<'a> {
         b.append_block_param(trap_exit, I32);
         b.set_cold_block(trap_exit);
         let mut fx = Fx {
-            b, state, ctx, vvars, uvars, exec, retired, lane_ops, steps, helpers, full_exec: false, current: None,
-            block_exec: None, exit_block, trap_exit, restart, dirty_v: vec![false; VREGS], dirty_u: vec![false; UREGS], self_loop: None,
-            fcsr_plain: false, exec_lanes: None, slot_of: std::sync::Arc::from(Vec::new()), tier, hits: None,
-            lowering: Default::default(), noted: false,
+            b,
+            state,
+            ctx,
+            vvars,
+            uvars,
+            exec,
+            retired,
+            lane_ops,
+            steps,
+            helpers,
+            full_exec: false,
+            current: None,
+            block_exec: None,
+            exit_block,
+            trap_exit,
+            restart,
+            dirty_v: vec![false; VREGS],
+            dirty_u: vec![false; UREGS],
+            self_loop: None,
+            fcsr_plain: false,
+            exec_lanes: None,
+            slot_of: std::sync::Arc::from(Vec::new()),
+            tier,
+            hits: None,
+            lowering: Default::default(),
+            noted: false,
         };
         if tier == crate::runtime::Tier::Quick {
             fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_HITS_OFFSET));
@@ -453,7 +481,10 @@ impl<'a> Fx<'a> {
             self.fcsr_plain = false;
         }
         let (vs, us) = touched(&insn);
-        let (dv, du): (Vec<usize>, Vec<usize>) = (vs.iter().copied().filter(|&r| self.dirty_v[r]).collect(), us.iter().copied().filter(|&r| self.dirty_u[r]).collect());
+        let (dv, du): (Vec<usize>, Vec<usize>) = (
+            vs.iter().copied().filter(|&r| self.dirty_v[r]).collect(),
+            us.iter().copied().filter(|&r| self.dirty_u[r]).collect(),
+        );
         // Mutant 124: registers the block changed are not written back before the runtime call.
         if !crate::mutants::active(124) {
             self.store_regs(&dv, &du);
@@ -589,4 +620,3 @@ fn named(insn: &lanejit_isa::Insn, pick: impl Fn(&str) -> bool) -> (Vec<usize>, 
     }
     (vs, us)
 }
-

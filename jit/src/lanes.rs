@@ -3,7 +3,8 @@
 
 use crate::fx::{Fx, Vec32, VECS};
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types::*, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+    condcodes::IntCC, types::*, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
+    Value,
 };
 use lanejit_isa::LANES;
 
@@ -42,7 +43,9 @@ impl Fx<'_> {
             }
             // Three or four source vectors: two partial shuffles, then one that merges them.
             let (p, q) = (vecs[..2].to_vec(), vecs[2..].to_vec());
-            let part = |lanes: &[usize; PER], pair: &[usize]| lanes.map(|l| if l / PER == pair[0] { l % PER } else { PER + l % PER });
+            let part = |lanes: &[usize; PER], pair: &[usize]| {
+                lanes.map(|l| if l / PER == pair[0] { l % PER } else { PER + l % PER })
+            };
             let q1 = *q.get(1).unwrap_or(&q[0]);
             let lo = self.shuffle32(src[p[0]], src[p[1]], part(&lanes, &p));
             let hi = self.shuffle32(src[q[0]], src[q1], part(&lanes, &[q[0], q1]));
@@ -71,7 +74,8 @@ impl Fx<'_> {
 
     /// Stores a 32-lane value to a fresh stack slot; returns its address.
     pub fn spill(&mut self, src: Vec32) -> Value {
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, (LANES * 4) as u32, 4));
+        let slot =
+            self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, (LANES * 4) as u32, 4));
         let addr = self.b.ins().stack_addr(I64, slot, 0);
         for (k, v) in src.iter().enumerate() {
             self.b.ins().store(MemFlagsData::trusted(), *v, addr, (k * 16) as i32);

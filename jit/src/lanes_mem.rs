@@ -6,10 +6,13 @@
 //!
 //! Also fills the window cache that compiled code checks inline (see `lower/mem.rs`).
 
+use lanejit_interp::mem::AtomOp;
 use lanejit_interp::{HostRegion, Memory, WaveState};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg, LANES, VREGS};
-use lanejit_interp::mem::AtomOp;
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::{AcqRel, Relaxed}};
+use std::sync::atomic::{
+    AtomicU16, AtomicU32, AtomicU8,
+    Ordering::{AcqRel, Relaxed},
+};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Dir {
@@ -36,10 +39,17 @@ impl Access {
     pub fn of(i: &MemInsn) -> Option<Access> {
         use MemInsn::*;
         let (rd, rs1, rs2, imm, sp) = match *i {
-            LdU8 { rd, rs1, rs2, imm, sp, .. } | LdS8 { rd, rs1, rs2, imm, sp, .. } | LdU16 { rd, rs1, rs2, imm, sp, .. }
-            | LdS16 { rd, rs1, rs2, imm, sp, .. } | LdB32 { rd, rs1, rs2, imm, sp, .. } | LdB64 { rd, rs1, rs2, imm, sp, .. }
-            | LdB128 { rd, rs1, rs2, imm, sp, .. } | StB8 { rd, rs1, rs2, imm, sp, .. } | StB16 { rd, rs1, rs2, imm, sp, .. }
-            | StB32 { rd, rs1, rs2, imm, sp, .. } | StB64 { rd, rs1, rs2, imm, sp, .. }
+            LdU8 { rd, rs1, rs2, imm, sp, .. }
+            | LdS8 { rd, rs1, rs2, imm, sp, .. }
+            | LdU16 { rd, rs1, rs2, imm, sp, .. }
+            | LdS16 { rd, rs1, rs2, imm, sp, .. }
+            | LdB32 { rd, rs1, rs2, imm, sp, .. }
+            | LdB64 { rd, rs1, rs2, imm, sp, .. }
+            | LdB128 { rd, rs1, rs2, imm, sp, .. }
+            | StB8 { rd, rs1, rs2, imm, sp, .. }
+            | StB16 { rd, rs1, rs2, imm, sp, .. }
+            | StB32 { rd, rs1, rs2, imm, sp, .. }
+            | StB64 { rd, rs1, rs2, imm, sp, .. }
             | StB128 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp),
             _ => return None,
         };
@@ -47,8 +57,9 @@ impl Access {
         let info = lanejit_isa::Insn::Mem(*i).id().info();
         let acc = info.access?;
         let dir = if info.has(lanejit_isa::flag::ST) { Dir::Store } else { Dir::Load { signed: acc.signed } };
-        Some(Access { rd, rs1, rs2, imm, sp, bytes: acc.bytes, dir })
-            .filter(|a| a.rd.idx() + a.regs() <= VREGS && a.sp != Sp::Private && !(a.sp == Sp::Constant && a.is_store()))
+        Some(Access { rd, rs1, rs2, imm, sp, bytes: acc.bytes, dir }).filter(|a| {
+            a.rd.idx() + a.regs() <= VREGS && a.sp != Sp::Private && !(a.sp == Sp::Constant && a.is_store())
+        })
     }
 
     pub fn regs(&self) -> usize {
@@ -213,14 +224,18 @@ pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut W
     let addrs = a.addresses(w);
     let first = addrs[exec.trailing_zeros() as usize];
     // The instruction's cached window (same space and direction) spares the region lookup.
-    let cached = window.as_deref().filter(|c| c.host != 0 && first.wrapping_sub(c.lo) < c.span + CONTIGUOUS_BYTES)
+    let cached = window
+        .as_deref()
+        .filter(|c| c.host != 0 && first.wrapping_sub(c.lo) < c.span + CONTIGUOUS_BYTES)
         .map(|c| HostRegion { lo: c.lo, len: c.span + CONTIGUOUS_BYTES, host: c.host as *mut u8 });
     let from_cache = cached.is_some();
     let Some(region) = cached.or_else(|| mem.host_region(a.sp, first, a.is_store())) else { return false };
     let bytes = a.bytes as u64;
     // Access sizes are powers of two: a mask, not a division, tests alignment (this loop is hot).
     debug_assert!(bytes.is_power_of_two());
-    let fits = |addr: u64| addr & (bytes - 1) == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - bytes;
+    let fits = |addr: u64| {
+        addr & (bytes - 1) == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - bytes
+    };
     // Mutant 102: only the first active lane is checked.
     let checked = if crate::mutants::active(102) { 1 } else { LANES };
     if !(0..LANES).filter(|&l| exec >> l & 1 == 1).take(checked).all(|l| fits(addrs[l])) {

@@ -4,14 +4,14 @@
 //! interpreter, so they are identical under both engines.
 
 pub mod blocks;
-pub mod mutants;
+mod fx;
 mod lanes;
 pub mod lanes_mem;
-mod fx;
 mod lower;
+pub mod mutants;
 pub mod runtime;
 
 pub use runtime::{
-    block_starts, compile, compile_blocks, compile_more, compile_quick, registers_named, registers_written, run, CompiledKernel, Exit, JitError,
-    Lowering, NextWave, Tier,
+    block_starts, compile, compile_blocks, compile_more, compile_quick, registers_named, registers_written, run,
+    CompiledKernel, Exit, JitError, Lowering, NextWave, Tier,
 };

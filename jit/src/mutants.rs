@@ -83,7 +83,11 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (41, "lower/vfloat/ops64.rs:from_int", "f.cvt.f64.i32 does not subtract the 2^31 bias"),
     (42, "lower/ctrl.rs:lower", "barrier lowered as nop: the wave does not wait for the others"),
     (43, "lower/mod.rs:budget_check", "a block that needs one step more than the budget has left still runs compiled"),
-    (100, "lanes_mem.rs:try_access", "window cached with room for one lane's word, not the 32 lanes of an inline access"),
+    (
+        100,
+        "lanes_mem.rs:try_access",
+        "window cached with room for one lane's word, not the 32 lanes of an inline access",
+    ),
     (101, "lower/mem.rs:inline_check", "inline access: alignment test dropped"),
     (102, "lanes_mem.rs:try_access", "per-lane path checks only the first active lane's address"),
     (103, "lanes_mem.rs:try_access", "sub-word loads never sign-extend"),
@@ -109,6 +113,10 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (138, "lower/mem/atomic.rs:lower", "inline atomics check only the first active lane before doing them all"),
     (139, "lower/mem/atomic.rs:lower", "inline atomics return the data sent instead of the word's old value"),
     (140, "lanes_mem.rs:try_atomic", "the inline atomic window spans the whole region (a word may start at its end)"),
-    (141, "lower/mem/gather.rs:scatter", "inline scattered stores go lanes descending (the lowest lane wins an overlap)"),
+    (
+        141,
+        "lower/mem/gather.rs:scatter",
+        "inline scattered stores go lanes descending (the lowest lane wins an overlap)",
+    ),
     (142, "lower/mem/gather.rs:lanes_ok", "the inline gather/scatter check does not test the lanes' alignment"),
 ];

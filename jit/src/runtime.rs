@@ -186,7 +186,10 @@ extern "C" fn helper_step(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u
             return 1;
         }
     };
-    match exec::step(&mut exec::Ctx { w, mem: &mut *cx.mem, env: &cx.env, pc, len, code_len: cx.code.len_bytes() }, &insn) {
+    match exec::step(
+        &mut exec::Ctx { w, mem: &mut *cx.mem, env: &cx.env, pc, len, code_len: cx.code.len_bytes() },
+        &insn,
+    ) {
         Ok(_) => {
             cx.interpreted += 1;
             0
@@ -282,8 +285,10 @@ fn detect_isa(tier: Tier) -> Result<std::sync::Arc<dyn cranelift_codegen::isa::T
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k, v: &str| f.set(k, v).map_err(|e| JitError(e.to_string()));
     let (opt, ra) = match tier {
-        Tier::Opt => (std::env::var("LANEJIT_JIT_OPT").unwrap_or_else(|_| "speed".into()),
-                      std::env::var("LANEJIT_JIT_RA").unwrap_or_else(|_| "backtracking".into())),
+        Tier::Opt => (
+            std::env::var("LANEJIT_JIT_OPT").unwrap_or_else(|_| "speed".into()),
+            std::env::var("LANEJIT_JIT_RA").unwrap_or_else(|_| "backtracking".into()),
+        ),
         Tier::Quick => ("none".into(), "single_pass".into()),
     };
     set(&mut flags, "opt_level", &opt)?;
@@ -383,7 +388,12 @@ fn next_group(blocks: &[Block]) -> usize {
     blocks.len()
 }
 
-fn compile_onto(code: &Code, only: Option<&[bool]>, tier: Tier, base: Option<&CompiledKernel>) -> Result<CompiledKernel, JitError> {
+fn compile_onto(
+    code: &Code,
+    only: Option<&[bool]>,
+    tier: Tier,
+    base: Option<&CompiledKernel>,
+) -> Result<CompiledKernel, JitError> {
     let t0 = Instant::now();
     let mut blocks = discover(code);
     blocks.retain(|b| {
@@ -391,7 +401,10 @@ fn compile_onto(code: &Code, only: Option<&[bool]>, tier: Tier, base: Option<&Co
         wanted && !base.is_some_and(|k| k.is_start(b.start))
     });
     let isa = isa(tier)?;
-    let mut holder = ModuleHolder(std::mem::ManuallyDrop::new(JITModule::new(JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names()))));
+    let mut holder = ModuleHolder(std::mem::ManuallyDrop::new(JITModule::new(JITBuilder::with_isa(
+        isa.clone(),
+        cranelift_module::default_libcall_names(),
+    ))));
     let module = &mut *holder.0;
     let (slot_of, mem_slots) = match base {
         Some(k) => (k.slot_of.clone(), k.mem_slots),
@@ -423,15 +436,26 @@ fn compile_onto(code: &Code, only: Option<&[bool]>, tier: Tier, base: Option<&Co
     lowering.sort_unstable();
     let new_insns: usize = blocks.iter().map(|b| b.ops.len()).sum();
     if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
-        eprintln!("jit: {new_insns} insns in {} functions (largest frame {max_frame_bytes} bytes), total {:?}", funcs.len(), t0.elapsed());
+        eprintln!(
+            "jit: {new_insns} insns in {} functions (largest frame {max_frame_bytes} bytes), total {:?}",
+            funcs.len(),
+            t0.elapsed()
+        );
     }
     let mut modules = base.map_or_else(Vec::new, |k| k.modules.clone());
     modules.push(std::sync::Arc::new(holder));
     Ok(CompiledKernel {
-        entry_of, compile_time: base.map_or(Duration::ZERO, |k| k.compile_time) + t0.elapsed(),
-        guest_insns: base.map_or(0, |k| k.guest_insns) + new_insns, mem_slots, slot_of,
-        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), tier, lowering,
-        functions: base.map_or(0, |k| k.functions) + funcs.len(), max_frame_bytes, modules,
+        entry_of,
+        compile_time: base.map_or(Duration::ZERO, |k| k.compile_time) + t0.elapsed(),
+        guest_insns: base.map_or(0, |k| k.guest_insns) + new_insns,
+        mem_slots,
+        slot_of,
+        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        tier,
+        lowering,
+        functions: base.map_or(0, |k| k.functions) + funcs.len(),
+        max_frame_bytes,
+        modules,
     })
 }
 
@@ -445,13 +469,19 @@ fn entry_signature(ptr: cranelift_codegen::ir::Type) -> Signature {
 
 /// Builds and compiles one function holding the first blocks of `blocks` (as many as `FUNCTION_CLIF` allows);
 /// returns it with its frame size and the number of blocks it holds.
-fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, tier: Tier,
-                   blocks: &[Block], slot_of: &std::sync::Arc<[u32]>) -> Result<(cranelift_module::FuncId, u32, usize, Vec<(u32, Lowering)>), JitError> {
+fn define_function(
+    module: &mut JITModule,
+    isa: &std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>,
+    tier: Tier,
+    blocks: &[Block],
+    slot_of: &std::sync::Arc<[u32]>,
+) -> Result<(cranelift_module::FuncId, u32, usize, Vec<(u32, Lowering)>), JitError> {
     let t0 = Instant::now();
     let ptr = module.target_config().pointer_type();
     let sig = entry_signature(ptr);
     let id = module.declare_anonymous_function(&sig).map_err(|e| JitError(e.to_string()))?;
-    let (mut ctx, mut fctx) = CONTEXTS.with(|c| c.take()).unwrap_or_else(|| (module.make_context(), FunctionBuilderContext::new()));
+    let (mut ctx, mut fctx) =
+        CONTEXTS.with(|c| c.take()).unwrap_or_else(|| (module.make_context(), FunctionBuilderContext::new()));
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let (used_v, used_u) = used_registers(blocks);
@@ -462,8 +492,12 @@ fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_co
         let mut hsig = Signature::new(CallConv::SystemV);
         hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
         hsig.returns.push(AbiParam::new(I32));
-        let helpers = HelperFns { step: helper_step as *const () as usize, mem: helper_mem as *const () as usize,
-                                  next_wave: helper_next_wave as *const () as usize, sig: b.import_signature(hsig) };
+        let helpers = HelperFns {
+            step: helper_step as *const () as usize,
+            mem: helper_mem as *const () as usize,
+            next_wave: helper_next_wave as *const () as usize,
+            sig: b.import_signature(hsig),
+        };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.slot_of = slot_of.clone();
         emitted = lower::emit_function(&mut fx, blocks, FUNCTION_CLIF);
@@ -479,8 +513,13 @@ fn define_function(module: &mut JITModule, isa: &std::sync::Arc<dyn cranelift_co
     let defined = module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")));
     let frame = ctx.compiled_code().and_then(|c| c.buffer.frame_layout()).map_or(0, |f| f.frame_to_fp_offset);
     if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
-        eprintln!("jit: function of {} insns, IR built in {:?}, total {:?}, {} CLIF insts, frame {frame} bytes",
-                  blocks[..emitted].iter().map(|b| b.ops.len()).sum::<usize>(), t_ir, t0.elapsed(), ctx.func.dfg.num_insts());
+        eprintln!(
+            "jit: function of {} insns, IR built in {:?}, total {:?}, {} CLIF insts, frame {frame} bytes",
+            blocks[..emitted].iter().map(|b| b.ops.len()).sum::<usize>(),
+            t_ir,
+            t0.elapsed(),
+            ctx.func.dfg.num_insts()
+        );
     }
     // Keep the working memory only when it was sized by a small function: the buffers keep the capacity of the
     // largest function they ever held, so caching after a large one would ratchet a long-running process's
@@ -525,8 +564,17 @@ impl CompiledKernel {
 /// With `next`, a wave's `end` goes on with the next wave `next` gives (in compiled code or here) until it
 /// gives none; `env` then describes the wave running last, and `max_steps` counts the instructions of all.
 #[allow(clippy::too_many_arguments)]
-pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut dyn Memory, env: &mut WaveEnv, max_steps: u64,
-           mut hits: Option<&mut [u32]>, cache: &mut WindowCache, mut next: Option<&mut dyn NextWave>) -> Result<Stop, Trap> {
+pub fn run(
+    tiers: &[&CompiledKernel],
+    code: &Code,
+    w: &mut WaveState,
+    mem: &mut dyn Memory,
+    env: &mut WaveEnv,
+    max_steps: u64,
+    mut hits: Option<&mut [u32]>,
+    cache: &mut WindowCache,
+    mut next: Option<&mut dyn NextWave>,
+) -> Result<Stop, Trap> {
     let mut left = max_steps;
     let mut interpret_next = false;
     while left > 0 {
@@ -550,8 +598,19 @@ pub fn run(tiers: &[&CompiledKernel], code: &Code, w: &mut WaveState, mem: &mut 
         let r0 = w.retired;
         let windows = cache.entries_for(ck).as_mut_ptr();
         let (status, trap, interpreted, ended) = with_hits(hits.as_deref_mut(), code.words.len(), |hits| {
-            let mut cx = JitCtx { steps_left: left as i64, code, mem: &mut *mem, env: *env, trap: None, windows, slot_of: &ck.slot_of,
-                                  hits, interpreted: 0, next: next.as_mut().map(|n| &mut **n as &mut dyn NextWave), ended_retired: 0 };
+            let mut cx = JitCtx {
+                steps_left: left as i64,
+                code,
+                mem: &mut *mem,
+                env: *env,
+                trap: None,
+                windows,
+                slot_of: &ck.slot_of,
+                hits,
+                interpreted: 0,
+                next: next.as_mut().map(|n| &mut **n as &mut dyn NextWave),
+                ended_retired: 0,
+            };
             // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
             let status = unsafe { entry(w, &mut cx) };
             *env = cx.env;

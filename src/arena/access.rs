@@ -5,7 +5,10 @@
 
 use super::{Arena, DEVICE_BASE};
 use lanejit_interp::MemFault;
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::{AcqRel, Relaxed}};
+use std::sync::atomic::{
+    AtomicU16, AtomicU32, AtomicU64, AtomicU8,
+    Ordering::{AcqRel, Relaxed},
+};
 
 /// Freed ranges at least this long give their whole pages back to the system (`MADV_DONTNEED`: they read as
 /// zero afterwards) instead of being zeroed by stores. A multiple of every common page size (4, 16, 64 KiB).

@@ -100,7 +100,10 @@ impl<'a> Buffer<'a> {
 
 impl std::fmt::Debug for Buffer<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Buffer").field("addr", &format_args!("{:#x}", self.alloc.addr)).field("size", &self.alloc.size).finish()
+        f.debug_struct("Buffer")
+            .field("addr", &format_args!("{:#x}", self.alloc.addr))
+            .field("size", &self.alloc.size)
+            .finish()
     }
 }
 

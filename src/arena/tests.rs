@@ -99,7 +99,10 @@ fn fixed_allocations_lie_below_dynamic_ones() {
     a.alloc_at(DEVICE_BASE + 0x1000, 0x100, false).unwrap();
     assert!(matches!(a.alloc_at(DEVICE_BASE + 0x10f0, 0x20, false), Err(AllocError::Overlap { .. })));
     a.alloc_at(DEVICE_BASE + 0x800, 0, false).unwrap();
-    assert!(matches!(a.alloc_at(DEVICE_BASE + 0x800, 0, false), Err(AllocError::Overlap { .. })), "two empty allocations at one address");
+    assert!(
+        matches!(a.alloc_at(DEVICE_BASE + 0x800, 0, false), Err(AllocError::Overlap { .. })),
+        "two empty allocations at one address"
+    );
     let d = a.alloc(64, false).unwrap();
     assert!(d.addr >= DEVICE_BASE + 0x1200, "{:#x}", d.addr);
     assert!(matches!(a.alloc_at(d.addr + 0x1000, 4, false), Err(AllocError::Dynamic { .. })));

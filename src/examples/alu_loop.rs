@@ -47,11 +47,19 @@ fn run_all(n: usize, iterations: u32, out: &mut [u32]) {
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     // A thread count that leaves the last wave partial (its lanes past n do nothing).
-    let (n, iterations) = match size { Size::Small => (1000, 50), Size::Default => (32_768, 1000), Size::Large => (262_144, 4000) };
+    let (n, iterations) = match size {
+        Size::Small => (1000, 50),
+        Size::Default => (32_768, 1000),
+        Size::Large => (262_144, 4000),
+    };
     let mut want = vec![0u32; n];
     run_all(n, iterations, &mut want);
     let out = d.alloc((n * 4) as u64).map_err(|e| e.to_string())?.addr;
-    let cfg = LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[out], &[iterations, n as u32]), ..Default::default() };
+    let cfg = LaunchConfig {
+        grid: [n.div_ceil(WG) as u32, 1, 1],
+        args: args(&[out], &[iterations, n as u32]),
+        ..Default::default()
+    };
     let check = move |d: &Device| {
         compare("out", &d.read_u32s(out, n)?, &want)?;
         Ok(format!("{n} lanes x {iterations} trips correct"))

@@ -20,12 +20,20 @@ fn odd_count(a: &[u32]) -> u32 {
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     // Small and Default are not multiples of the workgroup: a partial wave and a wave wholly past the end.
-    let n = match size { Size::Small => 10_000, Size::Default => 1_000_003, Size::Large => 1 << 24 };
+    let n = match size {
+        Size::Small => 10_000,
+        Size::Default => 1_000_003,
+        Size::Large => 1 << 24,
+    };
     let a = pseudo_random(13, n);
     let want = odd_count(&a);
     let pa = upload(d, &a)?;
     let count = d.alloc(4).map_err(|e| e.to_string())?.addr;
-    let cfg = LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[pa, count], &[n as u32]), ..Default::default() };
+    let cfg = LaunchConfig {
+        grid: [n.div_ceil(WG) as u32, 1, 1],
+        args: args(&[pa, count], &[n as u32]),
+        ..Default::default()
+    };
     let check = move |d: &Device| {
         let got = d.read_u32s(count, 1)?[0];
         if got != want {

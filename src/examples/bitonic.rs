@@ -23,7 +23,11 @@ fn sort_segments(a: &mut [u32]) {
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     // A segment count that is not a multiple of the workgroup's 8 waves: the last workgroup is partial.
-    let segments = match size { Size::Small => 100, Size::Default => 30_001, Size::Large => 1 << 19 };
+    let segments = match size {
+        Size::Small => 100,
+        Size::Default => 30_001,
+        Size::Large => 1 << 19,
+    };
     let n = segments * LANES;
     let mut a = pseudo_random(7, n);
     // Some equal keys, so that ties are exercised too.
@@ -33,7 +37,8 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     let mut want = a.clone();
     sort_segments(&mut want);
     let pa = upload(d, &a)?;
-    let cfg = LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[pa], &[n as u32]), ..Default::default() };
+    let cfg =
+        LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[pa], &[n as u32]), ..Default::default() };
     let check = move |d: &Device| {
         compare("a", &d.read_u32s(pa, n)?, &want)?;
         Ok(format!("{segments} segments of {LANES} sorted"))

@@ -80,14 +80,19 @@ fn butterflies_body(x: &[u32], y: &mut [u32]) {
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     // Whole waves only (lanes exchange values); Small leaves the last workgroup's second wave past the end.
-    let n = match size { Size::Small => 33 * LANES, Size::Default => 1 << 18, Size::Large => 1 << 22 };
+    let n = match size {
+        Size::Small => 33 * LANES,
+        Size::Default => 1 << 18,
+        Size::Large => 1 << 22,
+    };
     let x = pseudo_random(14, n);
     let mut want = vec![0; n];
     butterflies(&x, &mut want);
     let px = upload(d, &x)?;
     // Both outputs are written once before the timing, so that neither run pays for first touches of its pages.
     let py = upload(d, &vec![0; n])?;
-    let cfg = LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[px, py], &[n as u32]), ..Default::default() };
+    let cfg =
+        LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[px, py], &[n as u32]), ..Default::default() };
     let check = move |d: &Device| {
         compare("y", &d.read_u32s(py, n)?, &want)?;
         Ok(format!("{n} lanes x {ROUNDS} rounds correct"))

@@ -26,14 +26,19 @@ fn collatz_steps(mut x: u32) -> u32 {
 }
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
-    let n = match size { Size::Small => 3000, Size::Default => 100_000, Size::Large => 4 << 20 };
+    let n = match size {
+        Size::Small => 3000,
+        Size::Default => 100_000,
+        Size::Large => 4 << 20,
+    };
     let mut a: Vec<u32> = pseudo_random(11, n).iter().map(|r| r % MAX_START + 1).collect();
     // 1 takes no step; 27 and 77 671 are known long or high trajectories.
     a[..3].copy_from_slice(&[1, 27, 77_671]);
     let want: Vec<u32> = a.iter().map(|&x| collatz_steps(x)).collect();
     let pa = upload(d, &a)?;
     let out = d.alloc((n * 4) as u64).map_err(|e| e.to_string())?.addr;
-    let cfg = LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[pa, out], &[n as u32]), ..Default::default() };
+    let cfg =
+        LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[pa, out], &[n as u32]), ..Default::default() };
     let check = move |d: &Device| {
         compare("steps", &d.read_u32s(out, n)?, &want)?;
         Ok(format!("{n} step counts correct, longest {}", want.iter().max().unwrap()))

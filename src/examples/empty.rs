@@ -18,7 +18,11 @@ const UNTOUCHED: u32 = 0x5eed_f00d;
 const UNTOUCHED_WORDS: usize = 16;
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
-    let workgroups: usize = match size { Size::Small => 64, Size::Default => 1 << 14, Size::Large => 1 << 19 };
+    let workgroups: usize = match size {
+        Size::Small => 64,
+        Size::Default => 1 << 14,
+        Size::Large => 1 << 19,
+    };
     let waves = workgroups * WG.div_ceil(LANES);
     let untouched = upload(d, &[UNTOUCHED; UNTOUCHED_WORDS])?;
     // The kernel reads no argument (the runtime passes them all the same).

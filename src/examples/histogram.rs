@@ -24,7 +24,11 @@ fn histogram(a: &[u32]) -> Vec<u32> {
 }
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
-    let (n, k) = match size { Size::Small => (20_000, 4), Size::Default => (1_000_003, 16), Size::Large => (16_000_003, 16) };
+    let (n, k) = match size {
+        Size::Small => (20_000, 4),
+        Size::Default => (1_000_003, 16),
+        Size::Large => (16_000_003, 16),
+    };
     let mut a = pseudo_random(8, n);
     // Every fourth value falls in the first 16 bins: a skewed distribution, so lanes of one atomic collide.
     for x in a.iter_mut().step_by(4) {
@@ -33,7 +37,11 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     let want = histogram(&a);
     let pa = upload(d, &a)?;
     let bins = d.alloc((BINS * 4) as u64).map_err(|e| e.to_string())?.addr;
-    let cfg = LaunchConfig { grid: [n.div_ceil(WG * k) as u32, 1, 1], args: args(&[pa, bins], &[n as u32, k as u32]), ..Default::default() };
+    let cfg = LaunchConfig {
+        grid: [n.div_ceil(WG * k) as u32, 1, 1],
+        args: args(&[pa, bins], &[n as u32, k as u32]),
+        ..Default::default()
+    };
     let check = move |d: &Device| {
         compare("bins", &d.read_u32s(bins, BINS)?, &want)?;
         Ok(format!("{n} values in {BINS} bins, largest bin {}", want.iter().max().unwrap()))

@@ -47,7 +47,11 @@ fn matmul_body(a: &[f32], b: &[f32], c: &mut [f32], n: usize, k: usize) {
 }
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
-    let (m, n, k) = match size { Size::Small => (32, 48, 32), Size::Default => (128, 128, 128), Size::Large => (1024, 1024, 1024) };
+    let (m, n, k) = match size {
+        Size::Small => (32, 48, 32),
+        Size::Default => (128, 128, 128),
+        Size::Large => (1024, 1024, 1024),
+    };
     assert!(m % TILE == 0 && n % TILE == 0 && k % TILE == 0);
     let (a, b) = (pseudo_floats(9, m * k), pseudo_floats(10, k * n));
     let mut want = vec![0f32; m * n];

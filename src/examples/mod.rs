@@ -51,9 +51,22 @@ pub const DEFAULT: &str = "saxpy";
 
 pub fn all() -> Vec<&'static Example> {
     vec![
-        &vadd::EXAMPLE, &saxpy::EXAMPLE, &reduce::EXAMPLE, &scan::EXAMPLE, &bitonic::EXAMPLE, &histogram::EXAMPLE,
-        &matmul::EXAMPLE, &divergent::EXAMPLE, &alu_loop::EXAMPLE, &xlane_loop::EXAMPLE, &atomic_reduce::EXAMPLE,
-        &wave_scan::EXAMPLE, &butterfly::EXAMPLE, &ballot_count::EXAMPLE, &xorshift::EXAMPLE, &empty::EXAMPLE,
+        &vadd::EXAMPLE,
+        &saxpy::EXAMPLE,
+        &reduce::EXAMPLE,
+        &scan::EXAMPLE,
+        &bitonic::EXAMPLE,
+        &histogram::EXAMPLE,
+        &matmul::EXAMPLE,
+        &divergent::EXAMPLE,
+        &alu_loop::EXAMPLE,
+        &xlane_loop::EXAMPLE,
+        &atomic_reduce::EXAMPLE,
+        &wave_scan::EXAMPLE,
+        &butterfly::EXAMPLE,
+        &ballot_count::EXAMPLE,
+        &xorshift::EXAMPLE,
+        &empty::EXAMPLE,
     ]
 }
 
@@ -69,12 +82,14 @@ pub fn args(addrs: &[u64], scalars: &[u32]) -> Vec<u8> {
 /// A deterministic pseudo-random sequence (xorshift), so examples and their references agree.
 pub fn pseudo_random(seed: u64, n: usize) -> Vec<u32> {
     let mut x = seed.max(1);
-    (0..n).map(|_| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 32) as u32
-    }).collect()
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u32
+        })
+        .collect()
 }
 
 /// Deterministic f32 values in [-1, 1), multiples of 2^-23 (exact, so that text and bits agree).

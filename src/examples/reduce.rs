@@ -21,7 +21,11 @@ fn sum(a: &[u32]) -> u32 {
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     // n is deliberately not a multiple of a workgroup's share, so the bounds mask is exercised.
-    let (n, k) = match size { Size::Small => (10_000, 4), Size::Default => (1_000_003, 16), Size::Large => (16_000_003, 16) };
+    let (n, k) = match size {
+        Size::Small => (10_000, 4),
+        Size::Default => (1_000_003, 16),
+        Size::Large => (16_000_003, 16),
+    };
     let a = pseudo_random(5, n);
     let want = sum(&a);
     let pa = upload(d, &a)?;

@@ -41,14 +41,22 @@ fn saxpy_body(a: f32, x: &[f32], y: &mut [f32]) {
 }
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
-    let n = match size { Size::Small => 1000, Size::Default => 1 << 20, Size::Large => 16 << 20 };
+    let n = match size {
+        Size::Small => 1000,
+        Size::Default => 1 << 20,
+        Size::Large => 16 << 20,
+    };
     let a = 1.75f32;
     let (x, y) = (pseudo_floats(3, n), pseudo_floats(4, n));
     let mut want = y.clone();
     saxpy(a, &x, &mut want);
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
     let (px, py) = (upload(d, &bits(&x))?, upload(d, &bits(&y))?);
-    let cfg = LaunchConfig { grid: [(n as u32).div_ceil(WG), 1, 1], args: args(&[px, py], &[a.to_bits(), n as u32]), ..Default::default() };
+    let cfg = LaunchConfig {
+        grid: [(n as u32).div_ceil(WG), 1, 1],
+        args: args(&[px, py], &[a.to_bits(), n as u32]),
+        ..Default::default()
+    };
     let want = bits(&want);
     let check = move |d: &Device| {
         compare("y", &d.read_u32s(py, n)?, &want)?;

@@ -25,7 +25,11 @@ fn inclusive_scan(x: &[u32], y: &mut [u32]) {
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     // n is not a multiple of the block, so the last block is partial.
-    let (n, k) = match size { Size::Small => (5_000, 2), Size::Default => (1_000_003, 8), Size::Large => (16_000_003, 16) };
+    let (n, k) = match size {
+        Size::Small => (5_000, 2),
+        Size::Default => (1_000_003, 8),
+        Size::Large => (16_000_003, 16),
+    };
     let x = pseudo_random(6, n);
     let mut want = vec![0; n];
     inclusive_scan(&x, &mut want);
@@ -34,7 +38,11 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     let py = alloc(n * 4)?;
     let grid = n.div_ceil(WG * k);
     let (bsum, counter) = (alloc(grid * 4)?, alloc(4)?);
-    let cfg = LaunchConfig { grid: [grid as u32, 1, 1], args: args(&[px, py, bsum, counter], &[n as u32, k as u32]), ..Default::default() };
+    let cfg = LaunchConfig {
+        grid: [grid as u32, 1, 1],
+        args: args(&[px, py, bsum, counter], &[n as u32, k as u32]),
+        ..Default::default()
+    };
     let check = move |d: &Device| {
         compare("y", &d.read_u32s(py, n)?, &want)?;
         let blocks = d.read_u32s(counter, 1)?[0];

@@ -29,14 +29,19 @@ fn wave_scans(x: &[u32], y: &mut [u32]) {
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     // Small and Default are not multiples of the workgroup: a partial wave and a wave wholly past the end.
-    let n = match size { Size::Small => 5_000, Size::Default => 1_000_003, Size::Large => 1 << 24 };
+    let n = match size {
+        Size::Small => 5_000,
+        Size::Default => 1_000_003,
+        Size::Large => 1 << 24,
+    };
     let x = pseudo_random(12, n);
     let mut want = vec![0; n];
     wave_scans(&x, &mut want);
     let px = upload(d, &x)?;
     // Both outputs are written once before the timing, so that neither run pays for first touches of its pages.
     let py = upload(d, &vec![0; n])?;
-    let cfg = LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[px, py], &[n as u32]), ..Default::default() };
+    let cfg =
+        LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[px, py], &[n as u32]), ..Default::default() };
     let check = move |d: &Device| {
         compare("y", &d.read_u32s(py, n)?, &want)?;
         Ok(format!("{n} per-wave prefix sums correct"))

@@ -61,7 +61,11 @@ fn xorshifts_body(x: &[u32], k: u32, y: &mut [u32]) {
 
 fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     // Small is not a multiple of the workgroup: a partial wave and a wave wholly past the end.
-    let n = match size { Size::Small => 1_000, Size::Default => 1 << 16, Size::Large => 1 << 20 };
+    let n = match size {
+        Size::Small => 1_000,
+        Size::Default => 1 << 16,
+        Size::Large => 1 << 20,
+    };
     let k = 0x7f4a_7c15;
     let x = pseudo_random(15, n);
     let mut want = vec![0; n];
@@ -69,7 +73,11 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     let px = upload(d, &x)?;
     // Both outputs are written once before the timing, so that neither run pays for first touches of its pages.
     let py = upload(d, &vec![0; n])?;
-    let cfg = LaunchConfig { grid: [n.div_ceil(WG) as u32, 1, 1], args: args(&[px, py], &[n as u32, k]), ..Default::default() };
+    let cfg = LaunchConfig {
+        grid: [n.div_ceil(WG) as u32, 1, 1],
+        args: args(&[px, py], &[n as u32, k]),
+        ..Default::default()
+    };
     let check = move |d: &Device| {
         compare("y", &d.read_u32s(py, n)?, &want)?;
         Ok(format!("{n} elements x {ROUNDS} rounds correct"))

@@ -32,7 +32,11 @@ fn mix64(mut x: u64) -> u64 {
 
 /// `auto` runs cold for even (seed + state index) and hot (compiled) for odd ones, so both paths are compared.
 pub fn auto_mode(seed: u64, state: usize) -> AutoMode {
-    if seed.wrapping_add(state as u64) & 1 == 1 { AutoMode::Hot } else { AutoMode::Cold }
+    if seed.wrapping_add(state as u64) & 1 == 1 {
+        AutoMode::Hot
+    } else {
+        AutoMode::Cold
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -59,7 +63,20 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { seed: 0, count: Some(1000), time: None, seeds: None, jobs: None, shrink: true, shrink_evals: 2000, max_shrinks: 16, progress: false, gen: GenConfig::default(), ignore: Vec::new(), stop_after: None }
+        Options {
+            seed: 0,
+            count: Some(1000),
+            time: None,
+            seeds: None,
+            jobs: None,
+            shrink: true,
+            shrink_evals: 2000,
+            max_shrinks: 16,
+            progress: false,
+            gen: GenConfig::default(),
+            ignore: Vec::new(),
+            stop_after: None,
+        }
     }
 }
 
@@ -96,7 +113,14 @@ impl Summary {
     }
     /// `programs=… divergences=… coverage=…% programs_per_s=…`
     pub fn line(&self) -> String {
-        format!("programs={} divergences={} coverage={:.1}% programs_per_s={:.0} cases={}", self.programs, self.findings.len(), self.coverage.percent(), self.rate(), self.cases)
+        format!(
+            "programs={} divergences={} coverage={:.1}% programs_per_s={:.0} cases={}",
+            self.programs,
+            self.findings.len(),
+            self.coverage.percent(),
+            self.rate(),
+            self.cases
+        )
     }
 }
 
@@ -134,7 +158,10 @@ fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage) -> (u64, 
 pub fn shrink_case(f: &Finding, opts: &Options) -> Option<(GenProgram, StateJson, Divergence)> {
     let (mode, ig, engine) = (f.mode, &opts.ignore, f.div.engine);
     let still = |p: &GenProgram, s: &StateJson| {
-        p.render().ok().and_then(|prog| check(&prog, s, mode, None, ig).ok().flatten()).is_some_and(|d| d.engine == engine)
+        p.render()
+            .ok()
+            .and_then(|prog| check(&prog, s, mode, None, ig).ok().flatten())
+            .is_some_and(|d| d.engine == engine)
     };
     let (p, s, _) = shrink(f.case.prog.clone(), f.case.init.clone(), still, opts.shrink_evals);
     let d = check(&p.render().ok()?, &s, mode, None, ig).ok().flatten()?;
@@ -146,7 +173,8 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
     if let Some(j) = opts.jobs.filter(|j| !(1..=crate::launch::MAX_THREADS).contains(j)) {
         return Err(format!("{j} jobs: the limit is 1..={} (MAX_THREADS)", crate::launch::MAX_THREADS));
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(opts.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
     let t0 = Instant::now();
     // Program k of this run: seed range start + k, or the campaign's k-th seed.
     let (start, total) = match &opts.seeds {
@@ -165,16 +193,20 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
             break;
         }
         let results: Vec<BatchPart> = pool.install(|| {
-            (next..end).into_par_iter()
-                .fold(|| (Coverage::default(), 0, Vec::new()), |(mut cov, mut cases, mut out), k| {
-                    let s = seeds(k);
-                    let (n, o) = run_seed(k, s, opts, &mut cov);
-                    cases += n;
-                    if !matches!(o, Outcome::Pass) {
-                        out.push((s, o));
-                    }
-                    (cov, cases, out)
-                })
+            (next..end)
+                .into_par_iter()
+                .fold(
+                    || (Coverage::default(), 0, Vec::new()),
+                    |(mut cov, mut cases, mut out), k| {
+                        let s = seeds(k);
+                        let (n, o) = run_seed(k, s, opts, &mut cov);
+                        cases += n;
+                        if !matches!(o, Outcome::Pass) {
+                            out.push((s, o));
+                        }
+                        (cov, cases, out)
+                    },
+                )
                 .collect()
         });
         sum.programs += end - next;
@@ -229,8 +261,13 @@ fn pretty(s: &StateJson) -> String {
 /// The reproducer text: a comment header naming the seed and the differences, then the disassembly.
 pub fn reproducer_source(f: &Finding, prog: &GenProgram, div: &Divergence) -> Result<String, String> {
     let p = prog.render()?;
-    let mut s = format!("; lanejit fuzz reproducer: seed {:#x}, state {}, auto {:?}: {} diverges from interp\n",
-                        f.case.seed, f.state, f.mode, engine_name(div.engine));
+    let mut s = format!(
+        "; lanejit fuzz reproducer: seed {:#x}, state {}, auto {:?}: {} diverges from interp\n",
+        f.case.seed,
+        f.state,
+        f.mode,
+        engine_name(div.engine)
+    );
     for d in &div.diffs {
         s += &format!(";   {d}\n");
     }

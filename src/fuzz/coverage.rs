@@ -66,26 +66,44 @@ impl Coverage {
     /// The report of `lanejit fuzz --coverage`: totals per class, then every mnemonic missing a class.
     pub fn report(&self) -> String {
         let n = self.hits.len();
-        let mut s = format!("coverage: {:.2}% of {} mnemonic x EXEC cells; {} of {n} mnemonics executed\n", self.percent(), 3 * n, self.mnemonics_hit());
+        let mut s = format!(
+            "coverage: {:.2}% of {} mnemonic x EXEC cells; {} of {n} mnemonics executed\n",
+            self.percent(),
+            3 * n,
+            self.mnemonics_hit()
+        );
         for (c, name) in CLASSES.iter().enumerate() {
             let k = self.hits.iter().filter(|h| h[c] > 0).count();
             let total: u64 = self.hits.iter().map(|h| h[c]).sum();
             s += &format!("  {name:<8} EXEC: {k:>4} of {n} mnemonics ({total} executions)\n");
         }
-        let missing: Vec<String> = INSNS.iter().zip(&self.hits).filter(|(_, h)| h.contains(&0))
+        let missing: Vec<String> = INSNS
+            .iter()
+            .zip(&self.hits)
+            .filter(|(_, h)| h.contains(&0))
             .map(|(i, h)| {
                 let m: Vec<&str> = (0..3).filter(|&c| h[c] == 0).map(|c| CLASSES[c]).collect();
                 format!("  {:<20} missing {}", i.mnemonic, m.join(", "))
-            }).collect();
+            })
+            .collect();
         if !missing.is_empty() {
             s += &format!("not covered ({}):\n{}\n", missing.len(), missing.join("\n"));
         }
         let total_traps: u64 = self.traps.iter().sum();
-        let only: Vec<&str> = INSNS.iter().zip(self.hits.iter().zip(&self.traps))
-            .filter(|(_, (h, &t))| t > 0 && h.iter().sum::<u64>() == t).map(|(i, _)| i.mnemonic).collect();
-        s += &format!("trapping executions: {total_traps}; mnemonics that only ever trapped ({}): {}\n", only.len(), only.join(" "));
+        let only: Vec<&str> = INSNS
+            .iter()
+            .zip(self.hits.iter().zip(&self.traps))
+            .filter(|(_, (h, &t))| t > 0 && h.iter().sum::<u64>() == t)
+            .map(|(i, _)| i.mnemonic)
+            .collect();
+        s += &format!(
+            "trapping executions: {total_traps}; mnemonics that only ever trapped ({}): {}\n",
+            only.len(),
+            only.join(" ")
+        );
         let runs: u64 = self.endings.values().sum();
-        let endings: Vec<String> = self.endings.iter().map(|(k, n)| format!("{k} {:.1}%", 100.0 * *n as f64 / runs.max(1) as f64)).collect();
+        let endings: Vec<String> =
+            self.endings.iter().map(|(k, n)| format!("{k} {:.1}%", 100.0 * *n as f64 / runs.max(1) as f64)).collect();
         s += &format!("runs ended by: {}\n", endings.join(", "));
         s
     }
@@ -109,7 +127,14 @@ impl CovTracer<'_> {
     pub fn attempted(&mut self, out: &WaveOutcome) {
         *self.cov.endings.entry(out.trap.as_ref().map_or("end", |t| t.kind.name())).or_default() += 1;
         let Some(t) = &out.trap else { return };
-        let ran = matches!(t.kind, TrapKind::IllegalInsn | TrapKind::MemoryFault | TrapKind::Misaligned | TrapKind::UserTrap | TrapKind::Breakpoint);
+        let ran = matches!(
+            t.kind,
+            TrapKind::IllegalInsn
+                | TrapKind::MemoryFault
+                | TrapKind::Misaligned
+                | TrapKind::UserTrap
+                | TrapKind::Breakpoint
+        );
         if let (true, Ok((insn, _))) = (ran, self.code.fetch(t.pc)) {
             self.cov.add(&insn, out.state.exec);
             self.cov.traps[insn.id().0 as usize] += 1;

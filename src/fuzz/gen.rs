@@ -68,11 +68,24 @@ pub fn tables() -> &'static Tables {
     T.get_or_init(|| {
         let is = |i: &InsnInfo, f| i.has(f);
         let mut t = Tables {
-            plain: vec![], masks: vec![], mem: vec![], image: vec![], terminal: vec![],
-            v_and_k: find("v.and.k"), v_laneid: find("v.laneid"), v_shl_i: find("v.shl.i"),
-            v_mov_u_b64: find("v.mov.u.b64"), v_add_u64_u32: find("v.add.u64.u32"), wait: find("wait"),
-            v_add_vu: find("v.add.vu"), u_add_i: find("u.add.i"), ld_b32: find("ld.b32"), st_b32: find("st.b32"),
-            u_add_u64_u32: find("u.add.u64.u32"), csr_r: find("csr.r"), uniform_mem: vec![],
+            plain: vec![],
+            masks: vec![],
+            mem: vec![],
+            image: vec![],
+            terminal: vec![],
+            v_and_k: find("v.and.k"),
+            v_laneid: find("v.laneid"),
+            v_shl_i: find("v.shl.i"),
+            v_mov_u_b64: find("v.mov.u.b64"),
+            v_add_u64_u32: find("v.add.u64.u32"),
+            wait: find("wait"),
+            v_add_vu: find("v.add.vu"),
+            u_add_i: find("u.add.i"),
+            ld_b32: find("ld.b32"),
+            st_b32: find("st.b32"),
+            u_add_u64_u32: find("u.add.u64.u32"),
+            csr_r: find("csr.r"),
+            uniform_mem: vec![],
         };
         for i in INSNS.iter() {
             if i.format().name == "T" {
@@ -88,7 +101,8 @@ pub fn tables() -> &'static Tables {
                 t.terminal.push(i.id);
             } else {
                 t.plain.push(i.id);
-                let first_is_u = i.operands.first().is_some_and(|o| o.kind().class == KindClass::UReg && !o.kind().pair);
+                let first_is_u =
+                    i.operands.first().is_some_and(|o| o.kind().class == KindClass::UReg && !o.kind().pair);
                 if is(i, flag::RE) && is(i, flag::UR) && first_is_u && !is(i, flag::WE) {
                     t.masks.push(i.id);
                 }
@@ -131,11 +145,19 @@ struct Gen {
 impl Gen {
     fn vreg(&mut self, pair: bool) -> i64 {
         let x = self.r.below(self.pv as u64) as i64;
-        if pair { x & !1 } else { x }
+        if pair {
+            x & !1
+        } else {
+            x
+        }
     }
     fn ureg(&mut self, pair: bool) -> i64 {
         let x = self.r.below(self.pu as u64) as i64;
-        if pair { x & !1 } else { x }
+        if pair {
+            x & !1
+        } else {
+            x
+        }
     }
 
     /// A random operand value by kind class.
@@ -145,9 +167,18 @@ impl Gen {
         match k.class {
             KindClass::VReg => self.vreg(k.pair),
             KindClass::UReg => self.ureg(k.pair),
-            KindClass::VHalf => { let hi = r.chance(50) as i64; self.vreg(false) | hi << 7 }
-            KindClass::SImm | KindClass::UImm if info.has(flag::TR) && info.operands.iter().any(|x| x.kind().name == "csr10") => {
-                if r.chance(90) { fcsr_value(r) } else { values::imm(r, k) }
+            KindClass::VHalf => {
+                let hi = r.chance(50) as i64;
+                self.vreg(false) | hi << 7
+            }
+            KindClass::SImm | KindClass::UImm
+                if info.has(flag::TR) && info.operands.iter().any(|x| x.kind().name == "csr10") =>
+            {
+                if r.chance(90) {
+                    fcsr_value(r)
+                } else {
+                    values::imm(r, k)
+                }
             }
             KindClass::SImm | KindClass::UImm => values::imm(r, k),
             KindClass::Bits => values::literal(r),
@@ -182,7 +213,17 @@ impl Gen {
         let mut o = self.random_op(id);
         if id == t.csr_r && self.r.chance(80) {
             // Mostly the environment (ids and sizes), not fcsr or the counters.
-            let env = ["wave_id", "wave_count", "wg_size_x", "wg_size_y", "wg_size_z", "grid_x", "grid_y", "grid_z", "lane_count"];
+            let env = [
+                "wave_id",
+                "wave_count",
+                "wg_size_x",
+                "wg_size_y",
+                "wg_size_z",
+                "grid_x",
+                "grid_y",
+                "grid_z",
+                "lane_count",
+            ];
             let k = id.info().operands[1].kind();
             // In a workgroup the wave id is what tells the waves apart: half the reads.
             let name = if self.group && self.r.chance(50) { "wave_id" } else { *self.r.pick(&env) };
@@ -217,7 +258,8 @@ impl Gen {
         let mut o = self.random_op(id);
         let align = access_align(info);
         let pos = |n: &str| info.operands.iter().position(|x| x.name == n);
-        let a64 = pos("rs1").is_some_and(|i| info.operands[i].kind().pair && info.operands[i].kind().class == KindClass::VReg);
+        let a64 = pos("rs1")
+            .is_some_and(|i| info.operands[i].kind().pair && info.operands[i].kind().class == KindClass::VReg);
         let writes = info.has(flag::ST);
         // Space: global mostly; constant for loads; shared/private (illegal with .a64, so rarely there).
         let sp_names = ["global", "constant", "shared", "private"];
@@ -225,7 +267,9 @@ impl Gen {
             None => "global",
             Some(_) if a64 && !self.r.chance(3) && !writes && self.r.chance(15) => "constant",
             Some(_) if a64 && !self.r.chance(3) => "global",
-            Some(_) if self.group => sp_names[self.r.weighted(&[25, if writes { 2 } else { 6 }, 60, if self.private { 9 } else { 0 }])],
+            Some(_) if self.group => {
+                sp_names[self.r.weighted(&[25, if writes { 2 } else { 6 }, 60, if self.private { 9 } else { 0 }])]
+            }
             Some(_) => sp_names[self.r.weighted(&[60, if writes { 2 } else { 12 }, 14, 14])],
         };
         if let Some(i) = pos("sp") {
@@ -263,7 +307,10 @@ impl Gen {
                 o.vals[i] = if slide { U_UPTR as i64 } else { ubase };
             }
             if slide {
-                out.push(Node::Op(op(t.u_add_u64_u32, &[("rd", U_UPTR as i64), ("rs1", ubase), ("rs2", U_SLIDE as i64)])));
+                out.push(Node::Op(op(
+                    t.u_add_u64_u32,
+                    &[("rd", U_UPTR as i64), ("rs1", ubase), ("rs2", U_SLIDE as i64)],
+                )));
             }
             if let Some(i) = pos("imm") {
                 // A misaligned sliding access starts aligned: its odd step misaligns the next execution.
@@ -273,7 +320,8 @@ impl Gen {
             if slide {
                 // Odd steps also without a planned fault: the inline path's alignment check must see them.
                 let odd = misalign || self.r.chance(15);
-                let step = if odd { *self.r.pick(&[1, 2, 6]) } else { (align * *self.r.pick(&[1, 4, 16])).min(256) as i64 };
+                let step =
+                    if odd { *self.r.pick(&[1, 2, 6]) } else { (align * *self.r.pick(&[1, 4, 16])).min(256) as i64 };
                 out.push(Node::Op(op(t.u_add_i, &[("rd", U_SLIDE as i64), ("rs1", U_SLIDE as i64), ("imm", step)])));
             }
             return;
@@ -290,7 +338,10 @@ impl Gen {
         if a64 {
             let i = pos("rs1").expect("a64 access has rs1");
             out.push(Node::Op(op(t.v_mov_u_b64, &[("rd", V_PTR as i64), ("rs1", ubase)])));
-            out.push(Node::Op(op(t.v_add_u64_u32, &[("rd", V_PTR as i64), ("rs1", V_PTR as i64), ("rs2", V_OFF as i64)])));
+            out.push(Node::Op(op(
+                t.v_add_u64_u32,
+                &[("rd", V_PTR as i64), ("rs1", V_PTR as i64), ("rs2", V_OFF as i64)],
+            )));
             o.vals[i] = V_PTR as i64;
         } else {
             if let Some(i) = pos("rs1") {
@@ -319,7 +370,11 @@ impl Gen {
             out.push(Node::Op(op(t.v_shl_i, &[("rd", V_OFF as i64), ("rs1", V_OFF as i64), ("imm", sh)])));
             out.push(Node::Op(op(t.v_add_vu, &[("rd", V_OFF as i64), ("rs1", V_OFF as i64), ("rs2", U_SLIDE as i64)])));
             // Steps stay inside u.add.i's immediate range.
-            let step = if misalign { *self.r.pick(&[1, 2, 6]) } else { (align.max(4) * *self.r.pick(&[1, 4, 16, 32])).min(256) as i64 };
+            let step = if misalign {
+                *self.r.pick(&[1, 2, 6])
+            } else {
+                (align.max(4) * *self.r.pick(&[1, 4, 16, 32])).min(256) as i64
+            };
             return Some(step);
         }
         if self.r.chance(25) {
@@ -349,7 +404,14 @@ impl Gen {
         let deeper = depth < max_depth && nest < 4;
         let calls = !in_func && self.nfuncs > 0;
         while out.len() < len {
-            let w = [70, 14, if deeper { 5 } else { 0 }, if deeper { 4 } else { 0 }, if nest < 4 { 4 } else { 0 }, if calls { 3 } else { 0 }];
+            let w = [
+                70,
+                14,
+                if deeper { 5 } else { 0 },
+                if deeper { 4 } else { 0 },
+                if nest < 4 { 4 } else { 0 },
+                if calls { 3 } else { 0 },
+            ];
             match self.r.weighted(&w) {
                 0 => self.plain(&mut out),
                 1 => {
@@ -446,7 +508,12 @@ impl Gen {
             s.budget = Some(self.r.range(1, 400) as u64);
         }
         let mut bytes = |n: u64| {
-            let words: Vec<u32> = (0..n / 4).map(|l| { let f = values::flavour(&mut self.r); values::value(&mut self.r, f, l as usize % LANES, l % 2 == 1) }).collect();
+            let words: Vec<u32> = (0..n / 4)
+                .map(|l| {
+                    let f = values::flavour(&mut self.r);
+                    values::value(&mut self.r, f, l as usize % LANES, l % 2 == 1)
+                })
+                .collect();
             to_hex(&words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())
         };
         s.memory = vec![
@@ -515,7 +582,12 @@ pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson
     let len = r.range(max.min(4), max) as usize;
     let mut g = Gen { r, pv, pu, nfuncs, fault_pct, group: waves > 1, private: !back_to_back };
     let flen = (max / 4).max(2);
-    let funcs = (0..nfuncs).map(|_| { let n = g.r.range(1, flen) as usize; g.block(MAX_DEPTH, 2 * MAX_DEPTH, 0, n, true) }).collect();
+    let funcs = (0..nfuncs)
+        .map(|_| {
+            let n = g.r.range(1, flen) as usize;
+            g.block(MAX_DEPTH, 2 * MAX_DEPTH, 0, n, true)
+        })
+        .collect();
     let mut main = g.block(0, MAX_DEPTH, 0, len, false);
     if waves > 1 && !back_to_back {
         // Barriers between top-level items only: every wave runs main's top level in order (structures and

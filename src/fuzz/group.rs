@@ -13,7 +13,7 @@ use crate::state_json::StateJson;
 use crate::wave::{device_with, read_back, WaveOutcome};
 use crate::wavemem::WaveMemory;
 use crate::{engine_available, Engine, Kernel};
-use lanejit_interp::{Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
+use lanejit_interp::{Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
 use lanejit_jit::NextWave;
 
 /// Waves in the kernel's workgroup (1 for an ordinary single-wave case).
@@ -59,7 +59,13 @@ impl GroupOutcome {
 }
 
 /// Runs the case on `engine`: one wave (`wave::run_wave`) or the kernel's whole workgroup. `budget` is per wave.
-pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, tracer: Option<&mut dyn Tracer>) -> Result<GroupOutcome, String> {
+pub fn run_case(
+    kernel: &Kernel,
+    init: &StateJson,
+    engine: Engine,
+    budget: u64,
+    tracer: Option<&mut dyn Tracer>,
+) -> Result<GroupOutcome, String> {
     let n = waves_of(kernel) as usize;
     if n == 1 {
         let w = crate::wave::run_wave(kernel, init, engine, budget, tracer)?;
@@ -75,7 +81,8 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
     let allocs = device.arena.allocations();
     let meta = &kernel.program.meta;
     if !kernel.may_wait_at_barrier() && meta.private_bytes == 0 {
-        let mut mem = WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut [], private: &mut [], private_bytes: 0 };
+        let mut mem =
+            WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut [], private: &mut [], private_bytes: 0 };
         let mut shared = vec![0u8; meta.shared_bytes as usize + crate::launch::SHARED_RED_ZONE];
         mem.shared = &mut shared[..meta.shared_bytes as usize];
         let trap = run_back_to_back(kernel, engine, &mut waves, &mut mem, budget, tracer);
@@ -93,10 +100,19 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
             if status[wi] != WaveStatus::Running {
                 continue;
             }
-            let env = WaveEnv { wave_id: wi as u32, wave_count: n as u32, wg_size: meta.workgroup, grid: [1, 1, 1], wg_id: [0; 3] };
+            let env = WaveEnv {
+                wave_id: wi as u32,
+                wave_count: n as u32,
+                wg_size: meta.workgroup,
+                grid: [1, 1, 1],
+                wg_id: [0; 3],
+            };
             let mut mem = WaveMemory {
-                arena: &device.arena, allocs: &allocs, shared: &mut shared[..meta.shared_bytes as usize],
-                private: &mut private[wi * pstride..(wi + 1) * pstride], private_bytes: meta.private_bytes as u64,
+                arena: &device.arena,
+                allocs: &allocs,
+                shared: &mut shared[..meta.shared_bytes as usize],
+                private: &mut private[wi * pstride..(wi + 1) * pstride],
+                private_bytes: meta.private_bytes as u64,
             };
             let w = &mut waves[wi];
             let left = budget.saturating_sub(w.retired);
@@ -104,7 +120,8 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
                 Ok(Stop::End) => status[wi] = WaveStatus::Ended,
                 Ok(Stop::Barrier) => status[wi] = WaveStatus::AtBarrier(w.pc.wrapping_sub(4)),
                 Ok(Stop::Steps) => {
-                    let t = Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"));
+                    let t =
+                        Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"));
                     trap = Some((wi, t));
                     break 'group;
                 }
@@ -128,10 +145,16 @@ pub fn run_case(kernel: &Kernel, init: &StateJson, engine: Engine, budget: u64, 
 }
 
 /// Each wave's outcome (global memory read back into wave 0's, the trap on the wave it stopped).
-fn finish(device: &crate::Device, ranges: &[(u64, u64, bool)], waves: Vec<WaveState>, trap: Option<(usize, Trap)>, shared: Vec<u8>)
-          -> Result<GroupOutcome, String> {
+fn finish(
+    device: &crate::Device,
+    ranges: &[(u64, u64, bool)],
+    waves: Vec<WaveState>,
+    trap: Option<(usize, Trap)>,
+    shared: Vec<u8>,
+) -> Result<GroupOutcome, String> {
     let memory = read_back(device, ranges)?;
-    let mut outs: Vec<WaveOutcome> = waves.into_iter().map(|state| WaveOutcome { state, trap: None, memory: Vec::new() }).collect();
+    let mut outs: Vec<WaveOutcome> =
+        waves.into_iter().map(|state| WaveOutcome { state, trap: None, memory: Vec::new() }).collect();
     outs[0].memory = memory;
     if let Some((wi, mut t)) = trap {
         t.wave = wi as u32;
@@ -164,10 +187,17 @@ impl NextWave for BackToBack<'_> {
 
 /// Runs `waves` back to back (`BackToBack`), each with `budget` instructions; returns the trap that stopped
 /// the workgroup, with its wave.
-fn run_back_to_back(kernel: &Kernel, engine: Engine, waves: &mut [WaveState], mem: &mut WaveMemory, budget: u64,
-                    mut tracer: Option<&mut dyn Tracer>) -> Option<(usize, Trap)> {
+fn run_back_to_back(
+    kernel: &Kernel,
+    engine: Engine,
+    waves: &mut [WaveState],
+    mem: &mut WaveMemory,
+    budget: u64,
+    mut tracer: Option<&mut dyn Tracer>,
+) -> Option<(usize, Trap)> {
     let meta = &kernel.program.meta;
-    let mut env = WaveEnv { wave_id: 0, wave_count: waves.len() as u32, wg_size: meta.workgroup, grid: [1, 1, 1], wg_id: [0; 3] };
+    let mut env =
+        WaveEnv { wave_id: 0, wave_count: waves.len() as u32, wg_size: meta.workgroup, grid: [1, 1, 1], wg_id: [0; 3] };
     let mut w = waves[0].clone();
     let mut seq = BackToBack { states: waves, wave: 0 };
     let mut runner = Runner::new(kernel, engine);
@@ -179,7 +209,13 @@ fn run_back_to_back(kernel: &Kernel, engine: Engine, waves: &mut [WaveState], me
             Ok(Stop::End | Stop::Barrier) => break None,
             // The call's steps ran out in a wave that started during the call: it has budget left.
             Ok(Stop::Steps) if w.retired < budget => {}
-            Ok(Stop::Steps) => break Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"))),
+            Ok(Stop::Steps) => {
+                break Some(Trap::new(
+                    TrapKind::BudgetExceeded,
+                    w.pc,
+                    format!("instruction budget of {budget} exhausted"),
+                ))
+            }
             Err(t) => break Some(t),
         }
     };

@@ -124,7 +124,8 @@ fn parse_u64(s: &str) -> Result<u64, String> {
     match s.strip_prefix("0x") {
         Some(h) => u64::from_str_radix(h, 16),
         None => s.parse(),
-    }.map_err(|_| format!("`{s}` is not a number"))
+    }
+    .map_err(|_| format!("`{s}` is not a number"))
 }
 
 fn parse_range(s: &str) -> Result<Range<u64>, String> {
@@ -201,9 +202,14 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         }
     }
     if sum.findings.len() > WRITTEN {
-        let rest: Vec<String> = sum.findings[WRITTEN..].iter().take(200).map(|f| format!("{:#x}", f.case.seed)).collect();
-        eprintln!("{} more divergent seeds (no reproducer written): {}{}", sum.findings.len() - WRITTEN, rest.join(" "),
-                  if sum.findings.len() - WRITTEN > rest.len() { " …" } else { "" });
+        let rest: Vec<String> =
+            sum.findings[WRITTEN..].iter().take(200).map(|f| format!("{:#x}", f.case.seed)).collect();
+        eprintln!(
+            "{} more divergent seeds (no reproducer written): {}{}",
+            sum.findings.len() - WRITTEN,
+            rest.join(" "),
+            if sum.findings.len() - WRITTEN > rest.len() { " …" } else { "" }
+        );
     }
     for (s, e) in &sum.errors {
         eprintln!("HARNESS ERROR seed {s:#x}: {e}");

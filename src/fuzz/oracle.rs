@@ -47,24 +47,46 @@ impl Divergence {
 }
 
 /// Runs one engine, turning a panic into an error so that a crashing engine is a finding, not a crash.
-fn run_one(kernel: &Kernel, init: &StateJson, e: Engine, tracer: Option<&mut dyn Tracer>) -> Result<GroupOutcome, String> {
+fn run_one(
+    kernel: &Kernel,
+    init: &StateJson,
+    e: Engine,
+    tracer: Option<&mut dyn Tracer>,
+) -> Result<GroupOutcome, String> {
     let budget = init.budget.unwrap_or(FUZZ_BUDGET);
     match catch_unwind(AssertUnwindSafe(|| run_case(kernel, init, e, budget, tracer))) {
         Ok(r) => r,
-        Err(p) => Err(format!("panicked: {}", p.downcast_ref::<String>().cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())),
+        Err(p) => Err(format!(
+            "panicked: {}",
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        )),
     }
 }
 
 /// Runs `program` from `init` on every engine and compares each with the interpreter. `cov` (if given)
 /// counts the interpreter's executed instructions by EXEC class. Differences whose line starts with one of
 /// `ignore` (`lane_ops`, `trap`, `v`, …) do not count.
-pub fn check(program: &Program, init: &StateJson, auto: AutoMode, cov: Option<&mut Coverage>, ignore: &[String]) -> Result<Option<Divergence>, String> {
+pub fn check(
+    program: &Program,
+    init: &StateJson,
+    auto: AutoMode,
+    cov: Option<&mut Coverage>,
+    ignore: &[String],
+) -> Result<Option<Divergence>, String> {
     check_kernel(&Kernel::from_program(program.clone()), init, auto, cov, ignore)
 }
 
 /// `check` on a kernel that may already be compiled (one compile serves every state a program runs from).
-pub fn check_kernel(kernel: &Kernel, init: &StateJson, auto: AutoMode, cov: Option<&mut Coverage>, ignore: &[String]) -> Result<Option<Divergence>, String> {
+pub fn check_kernel(
+    kernel: &Kernel,
+    init: &StateJson,
+    auto: AutoMode,
+    cov: Option<&mut Coverage>,
+    ignore: &[String],
+) -> Result<Option<Divergence>, String> {
     let reference = match cov {
         Some(c) => {
             let mut t = CovTracer { cov: c, code: &kernel.code };
@@ -93,18 +115,36 @@ pub fn check_kernel(kernel: &Kernel, init: &StateJson, auto: AutoMode, cov: Opti
         match run_one(kernel, init, e, None) {
             Ok(out) => {
                 let mut diffs = compare_group(&reference, &out);
-                diffs.retain(|d| !ignore.iter().any(|i| d.strip_prefix(i.as_str()).is_some_and(|r| r.starts_with([':', ' ']) || r.starts_with(|c: char| c.is_ascii_digit()) && i.len() == 1)));
+                diffs.retain(|d| {
+                    !ignore.iter().any(|i| {
+                        d.strip_prefix(i.as_str()).is_some_and(|r| {
+                            r.starts_with([':', ' ']) || r.starts_with(|c: char| c.is_ascii_digit()) && i.len() == 1
+                        })
+                    })
+                });
                 if !diffs.is_empty() {
                     if !label.is_empty() {
                         diffs[0] = format!("{label}{}", diffs[0]);
                     }
                     // The states of the first wave that differs (wave 0 when only shared memory does).
-                    let w = (0..out.waves.len()).find(|&w| !compare(&reference.waves[w], &out.waves[w]).is_empty()).unwrap_or(0);
-                    return Ok(Some(Divergence { engine: e, diffs, reference: Some(reference.waves[w].to_json()), other: Some(out.waves[w].to_json()) }));
+                    let w = (0..out.waves.len())
+                        .find(|&w| !compare(&reference.waves[w], &out.waves[w]).is_empty())
+                        .unwrap_or(0);
+                    return Ok(Some(Divergence {
+                        engine: e,
+                        diffs,
+                        reference: Some(reference.waves[w].to_json()),
+                        other: Some(out.waves[w].to_json()),
+                    }));
                 }
             }
             Err(msg) => {
-                return Ok(Some(Divergence { engine: e, diffs: vec![format!("{label}engine error: {msg}")], reference: Some(reference.waves[0].to_json()), other: None }));
+                return Ok(Some(Divergence {
+                    engine: e,
+                    diffs: vec![format!("{label}engine error: {msg}")],
+                    reference: Some(reference.waves[0].to_json()),
+                    other: None,
+                }));
             }
         }
     }
@@ -132,7 +172,10 @@ pub fn compare_group(a: &GroupOutcome, b: &GroupOutcome) -> Vec<String> {
         d.push(format!("waves: interp {}, other {}", a.waves.len(), b.waves.len()));
     }
     if let Some(i) = a.shared.iter().zip(&b.shared).position(|(p, q)| p != q) {
-        d.push(format!("shared: first difference at byte {i:#x} (interp {:#04x}, other {:#04x})", a.shared[i], b.shared[i]));
+        d.push(format!(
+            "shared: first difference at byte {i:#x} (interp {:#04x}, other {:#04x})",
+            a.shared[i], b.shared[i]
+        ));
     }
     d
 }
@@ -149,8 +192,13 @@ pub fn compare(a: &WaveOutcome, b: &WaveOutcome) -> Vec<String> {
             d.push(format!("u{r}: interp {:#010x}, other {:#010x}", x.u[r], y.u[r]));
         }
     }
-    let scalars = [("exec", x.exec as u64, y.exec as u64), ("pc", x.pc as u64, y.pc as u64), ("fcsr", x.fcsr as u64, y.fcsr as u64),
-                   ("retired", x.retired, y.retired), ("lane_ops", x.lane_ops, y.lane_ops)];
+    let scalars = [
+        ("exec", x.exec as u64, y.exec as u64),
+        ("pc", x.pc as u64, y.pc as u64),
+        ("fcsr", x.fcsr as u64, y.fcsr as u64),
+        ("retired", x.retired, y.retired),
+        ("lane_ops", x.lane_ops, y.lane_ops),
+    ];
     for (n, p, q) in scalars {
         if p != q {
             d.push(format!("{n}: interp {p:#x}, other {q:#x}"));

@@ -61,13 +61,33 @@ pub enum LoopKind {
 pub enum Node {
     Op(Op),
     /// `br out; body; out:` with br one of j, j.execz, j.execnz, b.z/nz/lt/ge (on pool register `reg`).
-    Skip { br: InsnId, reg: u8, body: Vec<Node> },
+    Skip {
+        br: InsnId,
+        reg: u8,
+        body: Vec<Node>,
+    },
     /// `exec.and.save s, mask; [j.execz else]; then; else: [exec.set s; exec.andn.save t, mask; [j.execz join];
     /// els]; join: exec.set s`.
-    If { mask: u8, depth: u8, skip_empty: bool, then: Vec<Node>, els: Option<Vec<Node>> },
-    Loop { kind: LoopKind, depth: u8, count: u8, mask: u8, body: Vec<Node> },
+    If {
+        mask: u8,
+        depth: u8,
+        skip_empty: bool,
+        then: Vec<Node>,
+        els: Option<Vec<Node>>,
+    },
+    Loop {
+        kind: LoopKind,
+        depth: u8,
+        count: u8,
+        mask: u8,
+        body: Vec<Node>,
+    },
     /// `jal link, f` or `u.pcrel p, f - bias; jalr link, p, bias`; the function returns with `jr link, 0`.
-    Call { func: usize, indirect: bool, bias: i16 },
+    Call {
+        func: usize,
+        indirect: bool,
+        bias: i16,
+    },
     /// `barrier`: only at the top level of main code in a multi-wave program, where every wave passes (no
     /// structure around it: every wave meets the same barriers in the same order).
     Barrier,
@@ -116,20 +136,42 @@ fn id(m: &str) -> InsnId {
 pub fn ids() -> &'static Ids {
     static IDS: OnceLock<Ids> = OnceLock::new();
     IDS.get_or_init(|| Ids {
-        j: id("j"), j_execz: id("j.execz"), j_execnz: id("j.execnz"), jal: id("jal"), jr: id("jr"), jalr: id("jalr"),
-        b_z: id("b.z"), b_nz: id("b.nz"), b_lt: id("b.lt"), b_ge: id("b.ge"),
-        exec_and_save: id("exec.and.save"), exec_andn_save: id("exec.andn.save"), exec_set: id("exec.set"),
-        exec_get: id("exec.get"), u_li: id("u.li"), u_add_i: id("u.add.i"), u_pcrel: id("u.pcrel"), end: id("end"), barrier: id("barrier"),
+        j: id("j"),
+        j_execz: id("j.execz"),
+        j_execnz: id("j.execnz"),
+        jal: id("jal"),
+        jr: id("jr"),
+        jalr: id("jalr"),
+        b_z: id("b.z"),
+        b_nz: id("b.nz"),
+        b_lt: id("b.lt"),
+        b_ge: id("b.ge"),
+        exec_and_save: id("exec.and.save"),
+        exec_andn_save: id("exec.andn.save"),
+        exec_set: id("exec.set"),
+        exec_get: id("exec.get"),
+        u_li: id("u.li"),
+        u_add_i: id("u.add.i"),
+        u_pcrel: id("u.pcrel"),
+        end: id("end"),
+        barrier: id("barrier"),
     })
 }
 
 /// Operand values by operand name; omitted keyword operands take their default, other omissions are zero.
 pub fn op(id: InsnId, named: &[(&str, i64)]) -> Op {
     let info = id.info();
-    let vals = info.operands.iter().map(|o| {
-        named.iter().find(|(n, _)| *n == o.name).map(|&(_, v)| v)
-            .unwrap_or_else(|| o.kind().default.map_or(0, |d| o.kind().decode_value(d)))
-    }).collect();
+    let vals = info
+        .operands
+        .iter()
+        .map(|o| {
+            named
+                .iter()
+                .find(|(n, _)| *n == o.name)
+                .map(|&(_, v)| v)
+                .unwrap_or_else(|| o.kind().default.map_or(0, |d| o.kind().decode_value(d)))
+        })
+        .collect();
     Op { id, vals }
 }
 
@@ -271,7 +313,12 @@ impl GenProgram {
             encode_values(o.info(), &o.vals)?.push_to(&mut words);
         }
         let labels = e.names.iter().filter_map(|(n, &l)| e.labels[l].map(|pc| (n.clone(), pc))).collect();
-        let mut meta = KernelMeta { name: "fuzz".into(), shared_bytes: self.shared, private_bytes: self.private, ..KernelMeta::default() };
+        let mut meta = KernelMeta {
+            name: "fuzz".into(),
+            shared_bytes: self.shared,
+            private_bytes: self.private,
+            ..KernelMeta::default()
+        };
         if self.waves > 1 {
             meta.workgroup = [LANES as u32 * self.waves as u32, 1, 1];
         }
@@ -286,7 +333,14 @@ impl GenProgram {
 
     /// Every instruction of the kernel in order, with labels resolved.
     fn layout(&self) -> Emitter {
-        let mut e = Emitter { ops: Vec::new(), pcs: Vec::new(), pc: 0, labels: Vec::new(), names: BTreeMap::new(), fixups: Vec::new() };
+        let mut e = Emitter {
+            ops: Vec::new(),
+            pcs: Vec::new(),
+            pc: 0,
+            labels: Vec::new(),
+            names: BTreeMap::new(),
+            fixups: Vec::new(),
+        };
         let funcs: Vec<usize> = (0..self.funcs.len()).map(|i| e.named(format!("func{i}"))).collect();
         e.nodes(&self.main, &funcs);
         if let Some(t) = &self.tail {
@@ -307,11 +361,13 @@ impl GenProgram {
     /// Number of plain instructions (the shrinker's measure of size).
     pub fn op_count(&self) -> usize {
         fn count(ns: &[Node]) -> usize {
-            ns.iter().map(|n| match n {
-                Node::Op(_) | Node::Call { .. } | Node::Barrier => 1,
-                Node::Skip { body, .. } | Node::Loop { body, .. } => 1 + count(body),
-                Node::If { then, els, .. } => 1 + count(then) + els.as_deref().map_or(0, count),
-            }).sum()
+            ns.iter()
+                .map(|n| match n {
+                    Node::Op(_) | Node::Call { .. } | Node::Barrier => 1,
+                    Node::Skip { body, .. } | Node::Loop { body, .. } => 1 + count(body),
+                    Node::If { then, els, .. } => 1 + count(then) + els.as_deref().map_or(0, count),
+                })
+                .sum()
         }
         count(&self.main) + self.funcs.iter().map(|f| count(f)).sum::<usize>() + self.tail.is_some() as usize
     }

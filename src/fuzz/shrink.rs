@@ -123,7 +123,10 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
                 while start < list_mut(&mut self.prog, &lp).map_or(0, |l| l.len()) {
                     let lp2 = lp.clone();
                     let mut removed = self.attempt(|p, _| match list_mut(p, &lp2) {
-                        Some(l) if start < l.len() => { l.drain(start..(start + chunk).min(l.len())); true }
+                        Some(l) if start < l.len() => {
+                            l.drain(start..(start + chunk).min(l.len()));
+                            true
+                        }
                         _ => false,
                     });
                     if !removed && self.init.budget.is_some() {
@@ -134,7 +137,10 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
                             (Some(l), Some(b)) if start < l.len() => {
                                 let gone: Vec<Node> = l.drain(start..(start + chunk).min(l.len())).collect();
                                 let ops = gone.iter().filter(|n| matches!(n, Node::Op(_))).count() as u64;
-                                ops == gone.len() as u64 && b > ops && { s.budget = Some(b - ops); true }
+                                ops == gone.len() as u64 && b > ops && {
+                                    s.budget = Some(b - ops);
+                                    true
+                                }
                             }
                             _ => false,
                         });
@@ -208,10 +214,22 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
                     self.attempt(|p, _| {
                         let Some(n) = list_mut(p, &lp2).and_then(|l| l.get_mut(i)) else { return false };
                         match (n, edit) {
-                            (Node::If { els, .. }, 0) if els.as_ref().is_some_and(|e| e.is_empty()) => { *els = None; true }
-                            (Node::If { skip_empty, .. }, 1) if *skip_empty => { *skip_empty = false; true }
-                            (Node::Loop { count, .. }, 2) if *count > 1 => { *count = 1; true }
-                            (Node::Loop { kind, .. }, 3) if *kind == LoopKind::Divergent => { *kind = LoopKind::Nz; true }
+                            (Node::If { els, .. }, 0) if els.as_ref().is_some_and(|e| e.is_empty()) => {
+                                *els = None;
+                                true
+                            }
+                            (Node::If { skip_empty, .. }, 1) if *skip_empty => {
+                                *skip_empty = false;
+                                true
+                            }
+                            (Node::Loop { count, .. }, 2) if *count > 1 => {
+                                *count = 1;
+                                true
+                            }
+                            (Node::Loop { kind, .. }, 3) if *kind == LoopKind::Divergent => {
+                                *kind = LoopKind::Nz;
+                                true
+                            }
                             _ => false,
                         }
                     });
@@ -251,7 +269,12 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
                         match n {
                             Node::Call { func, .. } if *func > f => *func -= 1,
                             Node::Skip { body, .. } | Node::Loop { body, .. } => fix(body, f),
-                            Node::If { then, els, .. } => { fix(then, f); if let Some(e) = els { fix(e, f) } }
+                            Node::If { then, els, .. } => {
+                                fix(then, f);
+                                if let Some(e) = els {
+                                    fix(e, f)
+                                }
+                            }
                             _ => {}
                         }
                     }
@@ -264,7 +287,10 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
 
     fn simplify_tail(&mut self) {
         let end = op(ids().end, &[]);
-        self.attempt(|p, _| { p.tail = Some(end); true });
+        self.attempt(|p, _| {
+            p.tail = Some(end);
+            true
+        });
     }
 
     /// Every operand toward zero (registers toward v0/u0), literals to 0 or 1, enums to their default.
@@ -282,8 +308,14 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
                     let lp2 = lp.clone();
                     if self.attempt(|p, _| {
                         let o = match &lp2 {
-                            Some(lp) => match list_mut(p, lp).and_then(|l| l.get_mut(i)) { Some(Node::Op(o)) => o, _ => return false },
-                            None => match &mut p.tail { Some(o) => o, None => return false },
+                            Some(lp) => match list_mut(p, lp).and_then(|l| l.get_mut(i)) {
+                                Some(Node::Op(o)) => o,
+                                _ => return false,
+                            },
+                            None => match &mut p.tail {
+                                Some(o) => o,
+                                None => return false,
+                            },
                         };
                         o.vals[j] = cand;
                         encode_values(o.info(), &o.vals).is_ok()
@@ -297,15 +329,24 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
 
     fn op_at(&mut self, lp: &Option<ListPath>, i: usize) -> Option<super::prog::Op> {
         match lp {
-            Some(lp) => match list_mut(&mut self.prog, lp)?.get(i)? { Node::Op(o) => Some(o.clone()), _ => None },
+            Some(lp) => match list_mut(&mut self.prog, lp)?.get(i)? {
+                Node::Op(o) => Some(o.clone()),
+                _ => None,
+            },
             None => self.prog.tail.clone(),
         }
     }
 
     fn simplify_state(&mut self) {
         self.attempt(|_, s| s.budget.take().is_some());
-        self.attempt(|_, s| { s.exec = Some(u32::MAX); true });
-        self.attempt(|_, s| { s.fcsr = None; true });
+        self.attempt(|_, s| {
+            s.exec = Some(u32::MAX);
+            true
+        });
+        self.attempt(|_, s| {
+            s.fcsr = None;
+            true
+        });
         for k in self.init.v.keys().cloned().collect::<Vec<_>>() {
             self.attempt(|_, s| s.v.remove(&k).is_some());
         }
@@ -313,8 +354,15 @@ impl<F: FnMut(&GenProgram, &StateJson) -> bool> Shrinker<F> {
             self.attempt(|_, s| s.u.remove(&k).is_some());
         }
         for m in (0..self.init.memory.len()).rev() {
-            if !self.attempt(|_, s| { s.memory.remove(m); true }) {
-                self.attempt(|_, s| { let h = &mut s.memory[m].hex; *h = "0".repeat(h.len()); true });
+            if !self.attempt(|_, s| {
+                s.memory.remove(m);
+                true
+            }) {
+                self.attempt(|_, s| {
+                    let h = &mut s.memory[m].hex;
+                    *h = "0".repeat(h.len());
+                    true
+                });
             }
         }
     }
@@ -326,7 +374,9 @@ fn candidates(o: &super::prog::Op, j: usize) -> Vec<i64> {
     let v = o.vals[j];
     let unit = if k.class == KindClass::PcRel { 4 } else { k.scale.max(1) as i64 };
     let mut out = match k.class {
-        KindClass::Enum => k.default.or_else(|| k.values.first().map(|x| x.1)).map(|d| vec![k.decode_value(d)]).unwrap_or_default(),
+        KindClass::Enum => {
+            k.default.or_else(|| k.values.first().map(|x| x.1)).map(|d| vec![k.decode_value(d)]).unwrap_or_default()
+        }
         KindClass::DMask => vec![1],
         KindClass::Bits => vec![0, 1],
         KindClass::VReg | KindClass::UReg => vec![0, if k.pair { (v / 2) & !1 } else { v / 2 }],
@@ -340,6 +390,11 @@ fn candidates(o: &super::prog::Op, j: usize) -> Vec<i64> {
 }
 
 /// Shrinks a failing case within `max_evals` evaluations of `pred`; returns the case and the evaluations used.
-pub fn shrink(prog: GenProgram, init: StateJson, pred: impl FnMut(&GenProgram, &StateJson) -> bool, max_evals: usize) -> (GenProgram, StateJson, usize) {
+pub fn shrink(
+    prog: GenProgram,
+    init: StateJson,
+    pred: impl FnMut(&GenProgram, &StateJson) -> bool,
+    max_evals: usize,
+) -> (GenProgram, StateJson, usize) {
     Shrinker::new(prog, init, pred, max_evals).run()
 }

@@ -5,22 +5,53 @@
 use super::rng::Rng;
 use lanejit_isa::{KindInfo, LANES};
 
-const EDGE_INTS: [u32; 14] = [0, 1, 2, 3, 0xffff_ffff, 0x8000_0000, 0x7fff_ffff, 0xffff, 0x8000, 0xff, 0x80, 31, 32, 33];
+const EDGE_INTS: [u32; 14] =
+    [0, 1, 2, 3, 0xffff_ffff, 0x8000_0000, 0x7fff_ffff, 0xffff, 0x8000, 0xff, 0x80, 31, 32, 33];
 
 const F32_SPECIALS: [u32; 22] = [
-    0x0000_0000, 0x8000_0000, 0x3f80_0000, 0xbf80_0000, 0x3f00_0000, 0x4000_0000, 0x7f80_0000, 0xff80_0000,
-    0x7fc0_0000, 0xffc0_0000, 0x7fa0_0001, 0x7fc1_2345, 0x0000_0001, 0x807f_ffff, 0x0080_0000, 0x7f7f_ffff,
-    0x4f00_0000, 0xcf00_0000, 0x4f80_0000, 0x3fc0_0000, 0xbfc0_0000, 0x4b00_0001,
+    0x0000_0000,
+    0x8000_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x3f00_0000,
+    0x4000_0000,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0xffc0_0000,
+    0x7fa0_0001,
+    0x7fc1_2345,
+    0x0000_0001,
+    0x807f_ffff,
+    0x0080_0000,
+    0x7f7f_ffff,
+    0x4f00_0000,
+    0xcf00_0000,
+    0x4f80_0000,
+    0x3fc0_0000,
+    0xbfc0_0000,
+    0x4b00_0001,
 ];
 
-const F16_SPECIALS: [u16; 14] = [
-    0x0000, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x7c00, 0xfc00, 0x7e00, 0x7d01, 0x0001, 0x83ff, 0x0400, 0x7bff, 0x3e00,
-];
+const F16_SPECIALS: [u16; 14] =
+    [0x0000, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x7c00, 0xfc00, 0x7e00, 0x7d01, 0x0001, 0x83ff, 0x0400, 0x7bff, 0x3e00];
 
 /// High words of interesting doubles (the low word is mostly zero, sometimes random).
 const F64_HI: [u32; 14] = [
-    0x0000_0000, 0x8000_0000, 0x3ff0_0000, 0xbff0_0000, 0x7ff0_0000, 0xfff0_0000, 0x7ff8_0000, 0x7ff4_0000,
-    0x0000_0001, 0x0010_0000, 0x7fef_ffff, 0x41e0_0000, 0xc1e0_0000, 0x41f0_0000,
+    0x0000_0000,
+    0x8000_0000,
+    0x3ff0_0000,
+    0xbff0_0000,
+    0x7ff0_0000,
+    0xfff0_0000,
+    0x7ff8_0000,
+    0x7ff4_0000,
+    0x0000_0001,
+    0x0010_0000,
+    0x7fef_ffff,
+    0x41e0_0000,
+    0xc1e0_0000,
+    0x41f0_0000,
 ];
 
 #[derive(Clone, Copy, Debug)]
@@ -57,8 +88,20 @@ pub fn value(r: &mut Rng, f: Flavour, lane: usize, odd: bool) -> u32 {
             let h = |r: &mut Rng| if r.chance(70) { *r.pick(&F16_SPECIALS) as u32 } else { r.u32() & 0xffff };
             h(r) | h(r) << 16
         }
-        Flavour::F64 if odd => if r.chance(80) { *r.pick(&F64_HI) } else { r.u32() },
-        Flavour::F64 => if r.chance(60) { 0 } else { r.u32() },
+        Flavour::F64 if odd => {
+            if r.chance(80) {
+                *r.pick(&F64_HI)
+            } else {
+                r.u32()
+            }
+        }
+        Flavour::F64 => {
+            if r.chance(60) {
+                0
+            } else {
+                r.u32()
+            }
+        }
     }
 }
 
@@ -66,11 +109,16 @@ pub fn value(r: &mut Rng, f: Flavour, lane: usize, odd: bool) -> u32 {
 pub fn lanes(r: &mut Rng, odd: bool) -> Vec<u32> {
     let f = flavour(r);
     let uniform = r.chance(15).then(|| value(r, f, 0, odd));
-    (0..LANES).map(|l| match uniform {
-        Some(x) if !r.chance(10) => x,
-        _ if r.chance(8) => { let g = flavour(r); value(r, g, l, odd) }
-        _ => value(r, f, l, odd),
-    }).collect()
+    (0..LANES)
+        .map(|l| match uniform {
+            Some(x) if !r.chance(10) => x,
+            _ if r.chance(8) => {
+                let g = flavour(r);
+                value(r, g, l, odd)
+            }
+            _ => value(r, f, l, odd),
+        })
+        .collect()
 }
 
 /// A uniform register value.

@@ -26,7 +26,11 @@ struct Batch<'c, 'a> {
 impl<'c, 'a> Batch<'c, 'a> {
     /// The wave after the running one: (workgroup index, wave index).
     fn following(&self) -> (u64, usize) {
-        if self.wave + 1 < self.cx.abis.len() { (self.wg, self.wave + 1) } else { (self.wg + 1, 0) }
+        if self.wave + 1 < self.cx.abis.len() {
+            (self.wg, self.wave + 1)
+        } else {
+            (self.wg + 1, 0)
+        }
     }
 
     /// Moves to wave `wave` of workgroup `wg`, updating `env`.
@@ -76,7 +80,13 @@ impl Worker<'_, '_> {
                 self.shared[..cx.shared_bytes as usize].fill(0);
             }
             let mut env = b.env;
-            reset_wave(cx, &mut self.waves[0], b.wave, env.wg_id, cx.writes_launch_abi || !self.started || cx.abis.len() > 1);
+            reset_wave(
+                cx,
+                &mut self.waves[0],
+                b.wave,
+                env.wg_id,
+                cx.writes_launch_abi || !self.started || cx.abis.len() > 1,
+            );
             self.started = true;
             match self.run_batch(&mut b, &mut env) {
                 Ok(true) => {}
@@ -100,8 +110,11 @@ impl Worker<'_, '_> {
         let cx = self.cx;
         loop {
             let mut mem = WaveMemory {
-                arena: &cx.device.arena, allocs: &cx.allocs, shared: &mut self.shared[..cx.shared_bytes as usize],
-                private: &mut [], private_bytes: 0,
+                arena: &cx.device.arena,
+                allocs: &cx.allocs,
+                shared: &mut self.shared[..cx.shared_bytes as usize],
+                private: &mut [],
+                private_bytes: 0,
             };
             let w = &mut self.waves[0];
             let (r0, l0) = (w.retired, w.lane_ops);
@@ -130,5 +143,4 @@ impl Worker<'_, '_> {
             }
         }
     }
-
 }

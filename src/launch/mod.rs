@@ -3,13 +3,13 @@
 //! wall-clock deadline; the first trap (lowest workgroup, deterministically) stops it with a precise report.
 
 use crate::arena::LaunchTable;
+use crate::engine::Runner;
 use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
-use crate::engine::Runner;
 
 mod batch;
+use lanejit_interp::{Lanes, Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
 use lanejit_jit::lanes_mem::WindowCache;
-use lanejit_interp::{Lanes, Stop, Trap, TrapKind, Tracer, WaveEnv, WaveState, LANES};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -61,8 +61,15 @@ pub struct LaunchConfig {
 impl Default for LaunchConfig {
     fn default() -> Self {
         LaunchConfig {
-            grid: [1, 1, 1], workgroup: None, args: Vec::new(), shared_bytes: None, private_bytes: None,
-            budget: 1 << 40, deadline: Some(Duration::from_secs(600)), engine: Engine::Jit, threads: None,
+            grid: [1, 1, 1],
+            workgroup: None,
+            args: Vec::new(),
+            shared_bytes: None,
+            private_bytes: None,
+            budget: 1 << 40,
+            deadline: Some(Duration::from_secs(600)),
+            engine: Engine::Jit,
+            threads: None,
         }
     }
 }
@@ -137,13 +144,20 @@ fn validate(k: &Kernel, c: &LaunchConfig) -> Result<([u32; 3], u32, u32), Launch
     let private = c.private_bytes.unwrap_or(k.program.meta.private_bytes);
     lanejit_isa::asm::check_private(private).map_err(config)?;
     if c.args.len() > MAX_ARG_BYTES as usize {
-        return Err(config(format!("{} argument bytes exceed the limit of {MAX_ARG_BYTES} (MAX_ARG_BYTES)", c.args.len())));
+        return Err(config(format!(
+            "{} argument bytes exceed the limit of {MAX_ARG_BYTES} (MAX_ARG_BYTES)",
+            c.args.len()
+        )));
     }
     if let Some(n) = c.threads.filter(|n| !(1..=MAX_THREADS).contains(n)) {
         return Err(config(format!("{n} worker threads: the limit is 1..={MAX_THREADS} (MAX_THREADS)")));
     }
     if let Some(d) = c.deadline.filter(|d| *d > MAX_DEADLINE) {
-        return Err(config(format!("deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)", d.as_secs_f64(), MAX_DEADLINE.as_secs())));
+        return Err(config(format!(
+            "deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)",
+            d.as_secs_f64(),
+            MAX_DEADLINE.as_secs()
+        )));
     }
     Ok((wg, shared, private))
 }
@@ -156,7 +170,9 @@ pub fn check_grid(grid: [u32; 3]) -> Result<u64, String> {
     let count = grid.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d as u64)).filter(|&n| n <= MAX_GRID_WORKGROUPS);
     count.ok_or_else(|| {
         let total = grid.iter().map(|&d| d as u128).product::<u128>();
-        format!("grid {grid:?} has {total} workgroups, more than the limit of {MAX_GRID_WORKGROUPS} (MAX_GRID_WORKGROUPS)")
+        format!(
+            "grid {grid:?} has {total} workgroups, more than the limit of {MAX_GRID_WORKGROUPS} (MAX_GRID_WORKGROUPS)"
+        )
     })
 }
 
@@ -230,7 +246,12 @@ fn run_workgroups(cx: &LaunchCtx, range: std::ops::Range<u64>) {
 }
 
 /// Runs a launch on one thread, printing every retired instruction through `tracer`.
-pub fn launch_traced(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, tracer: &mut dyn Tracer) -> Result<LaunchStats, LaunchError> {
+pub fn launch_traced(
+    device: &Device,
+    kernel: &Kernel,
+    cfg: &LaunchConfig,
+    tracer: &mut dyn Tracer,
+) -> Result<LaunchStats, LaunchError> {
     let cx = prepare(device, kernel, cfg)?;
     let count = workgroup_count(cfg.grid);
     let mut worker = Worker::new(&cx);
@@ -252,24 +273,52 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
     let (wg, shared_bytes, private_bytes) = validate(kernel, cfg)?;
     let allocs = device.arena.launch_table(&cfg.args).map_err(|e| LaunchError::Config(e.to_string()))?;
     let threads_per_wg = wg.iter().product::<u32>();
-    let env = WaveEnv { wave_id: 0, wave_count: threads_per_wg.div_ceil(LANES as u32), wg_size: wg, grid: cfg.grid, wg_id: [0; 3] };
+    let env = WaveEnv {
+        wave_id: 0,
+        wave_count: threads_per_wg.div_ceil(LANES as u32),
+        wg_size: wg,
+        grid: cfg.grid,
+        wg_id: [0; 3],
+    };
     let written = kernel.registers_written();
     let written_runs = (runs(&written.0), runs(&written.1));
     let writes_launch_abi = written.0.iter().any(|&r| r < 3) || written.1.iter().any(|&r| r < 2);
     let ids_named = std::array::from_fn(|r| kernel.registers_named().0.contains(&r));
     let start = Instant::now();
     Ok(LaunchCtx {
-        device, kernel, args_addr: allocs.args_addr(), allocs, env, abis: wave_abis(wg), written_runs, writes_launch_abi, ids_named,
-        one_state: !kernel.may_wait_at_barrier(), batched: !kernel.may_wait_at_barrier() && private_bytes == 0, shared_bytes, private_bytes,
-        budget: cfg.budget, engine: cfg.engine, start, deadline: cfg.deadline.map(|d| start + d), retired: AtomicU64::new(0),
-        interpreted: AtomicU64::new(0), lane_ops: AtomicU64::new(0), trapped: AtomicBool::new(false), first_trap: Mutex::new(None),
+        device,
+        kernel,
+        args_addr: allocs.args_addr(),
+        allocs,
+        env,
+        abis: wave_abis(wg),
+        written_runs,
+        writes_launch_abi,
+        ids_named,
+        one_state: !kernel.may_wait_at_barrier(),
+        batched: !kernel.may_wait_at_barrier() && private_bytes == 0,
+        shared_bytes,
+        private_bytes,
+        budget: cfg.budget,
+        engine: cfg.engine,
+        start,
+        deadline: cfg.deadline.map(|d| start + d),
+        retired: AtomicU64::new(0),
+        interpreted: AtomicU64::new(0),
+        lane_ops: AtomicU64::new(0),
+        trapped: AtomicBool::new(false),
+        first_trap: Mutex::new(None),
     })
 }
 
 fn finish(cx: LaunchCtx, count: u64) -> Result<LaunchStats, LaunchError> {
     let stats = LaunchStats {
-        retired: cx.retired.load(Relaxed), interpreted: cx.interpreted.load(Relaxed), lane_ops: cx.lane_ops.load(Relaxed), workgroups: count,
-        waves: count * cx.env.wave_count as u64, elapsed: cx.start.elapsed(),
+        retired: cx.retired.load(Relaxed),
+        interpreted: cx.interpreted.load(Relaxed),
+        lane_ops: cx.lane_ops.load(Relaxed),
+        workgroups: count,
+        waves: count * cx.env.wave_count as u64,
+        elapsed: cx.start.elapsed(),
     };
     match cx.first_trap.into_inner().unwrap() {
         Some((_, trap)) => Err(LaunchError::Trap { trap: Box::new(trap), stats }),
@@ -389,11 +438,17 @@ impl<'c, 'a> Worker<'c, 'a> {
     fn new(cx: &'c LaunchCtx<'a>) -> Self {
         let n = cx.abis.len();
         Worker {
-            cx, waves: vec![WaveState::default(); if cx.one_state { 1 } else { n }], status: vec![WaveStatus::Running; n],
+            cx,
+            waves: vec![WaveState::default(); if cx.one_state { 1 } else { n }],
+            status: vec![WaveStatus::Running; n],
             shared: vec![0; cx.shared_bytes as usize + SHARED_RED_ZONE],
             private: vec![0; cx.private_bytes as usize * LANES * n],
-            runner: Runner::new(cx.kernel, cx.engine), windows: WindowCache::default(), retired: 0, lane_ops: 0,
-            last: ([0; 3], 0, 0), started: false,
+            runner: Runner::new(cx.kernel, cx.engine),
+            windows: WindowCache::default(),
+            retired: 0,
+            lane_ops: 0,
+            last: ([0; 3], 0, 0),
+            started: false,
         }
     }
 
@@ -432,11 +487,16 @@ impl<'c, 'a> Worker<'c, 'a> {
         self.started = true;
     }
 
-    fn run_workgroup(&mut self, wg_id: [u32; 3], wg_index: u64, mut tracer: Option<&mut dyn Tracer>) -> Result<(), Trap> {
+    fn run_workgroup(
+        &mut self,
+        wg_id: [u32; 3],
+        wg_index: u64,
+        mut tracer: Option<&mut dyn Tracer>,
+    ) -> Result<(), Trap> {
         self.start_workgroup(wg_id);
         let cx = self.cx;
         let pstride = cx.private_bytes as usize * LANES;
-            let with_ids = |mut t: Trap, wave: u32| {
+        let with_ids = |mut t: Trap, wave: u32| {
             t.wave = wave;
             t.workgroup = wg_id;
             t
@@ -454,12 +514,23 @@ impl<'c, 'a> Worker<'c, 'a> {
                 while self.status[wi] == WaveStatus::Running {
                     let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
                     let mut mem = WaveMemory {
-                        arena: &cx.device.arena, allocs: &cx.allocs, shared: &mut self.shared[..cx.shared_bytes as usize],
-                        private: &mut self.private[wi * pstride..(wi + 1) * pstride], private_bytes: cx.private_bytes as u64,
+                        arena: &cx.device.arena,
+                        allocs: &cx.allocs,
+                        shared: &mut self.shared[..cx.shared_bytes as usize],
+                        private: &mut self.private[wi * pstride..(wi + 1) * pstride],
+                        private_bytes: cx.private_bytes as u64,
                     };
                     let w = &mut self.waves[slot];
                     let (r0, l0) = (w.retired, w.lane_ops);
-                    let res = self.runner.run(w, &mut mem, &mut env.clone(), CHUNK, tracer.as_deref_mut(), &mut self.windows, None);
+                    let res = self.runner.run(
+                        w,
+                        &mut mem,
+                        &mut env.clone(),
+                        CHUNK,
+                        tracer.as_deref_mut(),
+                        &mut self.windows,
+                        None,
+                    );
                     self.retired += w.retired - r0;
                     self.lane_ops += w.lane_ops - l0;
                     let pc = w.pc;
@@ -517,7 +588,11 @@ fn check_limits(cx: &LaunchCtx, total: u64, pc: u32) -> Result<(), Trap> {
     }
     if cx.deadline.is_some_and(|d| Instant::now() > d) {
         let limit = cx.deadline.map(|d| d - cx.start).unwrap_or_default();
-        return Err(Trap::new(TrapKind::DeadlineExceeded, pc, format!("wall-clock deadline of {} s passed", limit.as_secs_f64())));
+        return Err(Trap::new(
+            TrapKind::DeadlineExceeded,
+            pc,
+            format!("wall-clock deadline of {} s passed", limit.as_secs_f64()),
+        ));
     }
     Ok(())
 }
@@ -525,12 +600,19 @@ fn check_limits(cx: &LaunchCtx, total: u64, pc: u32) -> Result<(), Trap> {
 /// Every wave is now ended or at a barrier. Returns false when all have ended; releases the barrier when
 /// all waiting waves are at the same one; otherwise the barrier can never be satisfied.
 pub(crate) fn release_barrier(status: &mut [WaveStatus]) -> Result<bool, Trap> {
-    let waiting: Vec<(usize, u32)> = status.iter().enumerate()
-        .filter_map(|(i, s)| match s { WaveStatus::AtBarrier(pc) => Some((i, *pc)), _ => None }).collect();
+    let waiting: Vec<(usize, u32)> = status
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            WaveStatus::AtBarrier(pc) => Some((i, *pc)),
+            _ => None,
+        })
+        .collect();
     let Some(&(_, pc0)) = waiting.first() else { return Ok(false) };
     if let Some(&(wave, pc)) = waiting.iter().find(|(_, pc)| *pc != pc0) {
         let list: Vec<String> = waiting.iter().map(|(w, pc)| format!("wave {w} at {pc:#x}")).collect();
-        let mut t = Trap::new(TrapKind::BarrierDeadlock, pc, format!("waves wait at different barriers: {}", list.join(", ")));
+        let mut t =
+            Trap::new(TrapKind::BarrierDeadlock, pc, format!("waves wait at different barriers: {}", list.join(", ")));
         t.wave = wave as u32;
         return Err(t);
     }

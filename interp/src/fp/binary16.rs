@@ -26,7 +26,11 @@ pub(crate) fn widen16(b: u16) -> f64 {
         31 => f64::NAN,
         _ => (1024.0 + f) * pow2(e - 25),
     };
-    if b & 0x8000 != 0 { -mag } else { mag }
+    if b & 0x8000 != 0 {
+        -mag
+    } else {
+        mag
+    }
 }
 
 /// Round the f64 with bits `x` to format F (binary16 or binary32), ties to even. NaN gives F's
@@ -155,19 +159,37 @@ mod tests {
 
     #[test]
     fn add_vs_soft_and_oracle() {
-        let n = run_arith::<H>(ArOp::Add, 2, N, &|x, m| f16_add(x[0] as u16, x[1] as u16, m) as u64, Some(&|x, m| soft::add::<H>(x[0], x[1], m)));
+        let n = run_arith::<H>(
+            ArOp::Add,
+            2,
+            N,
+            &|x, m| f16_add(x[0] as u16, x[1] as u16, m) as u64,
+            Some(&|x, m| soft::add::<H>(x[0], x[1], m)),
+        );
         eprintln!("f16_add: {n} checks");
     }
 
     #[test]
     fn sub_vs_soft_and_oracle() {
-        let n = run_arith::<H>(ArOp::Sub, 2, N, &|x, m| f16_sub(x[0] as u16, x[1] as u16, m) as u64, Some(&|x, m| soft::sub::<H>(x[0], x[1], m)));
+        let n = run_arith::<H>(
+            ArOp::Sub,
+            2,
+            N,
+            &|x, m| f16_sub(x[0] as u16, x[1] as u16, m) as u64,
+            Some(&|x, m| soft::sub::<H>(x[0], x[1], m)),
+        );
         eprintln!("f16_sub: {n} checks");
     }
 
     #[test]
     fn mul_vs_soft_and_oracle() {
-        let n = run_arith::<H>(ArOp::Mul, 2, N, &|x, m| f16_mul(x[0] as u16, x[1] as u16, m) as u64, Some(&|x, m| soft::mul::<H>(x[0], x[1], m)));
+        let n = run_arith::<H>(
+            ArOp::Mul,
+            2,
+            N,
+            &|x, m| f16_mul(x[0] as u16, x[1] as u16, m) as u64,
+            Some(&|x, m| soft::mul::<H>(x[0], x[1], m)),
+        );
         eprintln!("f16_mul: {n} checks");
     }
 

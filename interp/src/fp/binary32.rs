@@ -112,25 +112,49 @@ mod tests {
 
     #[test]
     fn add_vs_soft_and_oracle() {
-        let n = run_arith::<S>(ArOp::Add, 2, N, &|x, m| f32_add(s(x).0, s(x).1, m) as u64, Some(&|x, m| soft::add::<S>(x[0], x[1], m)));
+        let n = run_arith::<S>(
+            ArOp::Add,
+            2,
+            N,
+            &|x, m| f32_add(s(x).0, s(x).1, m) as u64,
+            Some(&|x, m| soft::add::<S>(x[0], x[1], m)),
+        );
         eprintln!("f32_add: {n} checks");
     }
 
     #[test]
     fn sub_vs_soft_and_oracle() {
-        let n = run_arith::<S>(ArOp::Sub, 2, N, &|x, m| f32_sub(s(x).0, s(x).1, m) as u64, Some(&|x, m| soft::sub::<S>(x[0], x[1], m)));
+        let n = run_arith::<S>(
+            ArOp::Sub,
+            2,
+            N,
+            &|x, m| f32_sub(s(x).0, s(x).1, m) as u64,
+            Some(&|x, m| soft::sub::<S>(x[0], x[1], m)),
+        );
         eprintln!("f32_sub: {n} checks");
     }
 
     #[test]
     fn mul_vs_soft_and_oracle() {
-        let n = run_arith::<S>(ArOp::Mul, 2, N, &|x, m| f32_mul(s(x).0, s(x).1, m) as u64, Some(&|x, m| soft::mul::<S>(x[0], x[1], m)));
+        let n = run_arith::<S>(
+            ArOp::Mul,
+            2,
+            N,
+            &|x, m| f32_mul(s(x).0, s(x).1, m) as u64,
+            Some(&|x, m| soft::mul::<S>(x[0], x[1], m)),
+        );
         eprintln!("f32_mul: {n} checks");
     }
 
     #[test]
     fn div_vs_soft_and_oracle() {
-        let n = run_arith::<S>(ArOp::Div, 2, N, &|x, m| f32_div(s(x).0, s(x).1, m) as u64, Some(&|x, m| soft::div::<S>(x[0], x[1], m)));
+        let n = run_arith::<S>(
+            ArOp::Div,
+            2,
+            N,
+            &|x, m| f32_div(s(x).0, s(x).1, m) as u64,
+            Some(&|x, m| soft::div::<S>(x[0], x[1], m)),
+        );
         eprintln!("f32_div: {n} checks");
     }
 
@@ -183,11 +207,13 @@ mod tests {
             assert_eq!(f32_mul(1, 0x3f00_0000, m(r)), w, "{r:?}");
         }
         // 1/3 and √2 in each direction.
-        let third = [(Rne, 0x3eaa_aaab), (Rtz, 0x3eaa_aaaa), (Rdn, 0x3eaa_aaaa), (Rup, 0x3eaa_aaab), (Rmm, 0x3eaa_aaab)];
+        let third =
+            [(Rne, 0x3eaa_aaab), (Rtz, 0x3eaa_aaaa), (Rdn, 0x3eaa_aaaa), (Rup, 0x3eaa_aaab), (Rmm, 0x3eaa_aaab)];
         for (r, w) in third {
             assert_eq!(f32_div(ONE, 0x4040_0000, m(r)), w, "{r:?}");
         }
-        let root2 = [(Rne, 0x3fb5_04f3), (Rtz, 0x3fb5_04f3), (Rdn, 0x3fb5_04f3), (Rup, 0x3fb5_04f4), (Rmm, 0x3fb5_04f3)];
+        let root2 =
+            [(Rne, 0x3fb5_04f3), (Rtz, 0x3fb5_04f3), (Rdn, 0x3fb5_04f3), (Rup, 0x3fb5_04f4), (Rmm, 0x3fb5_04f3)];
         for (r, w) in root2 {
             assert_eq!(f32_sqrt(0x4000_0000, m(r)), w, "{r:?}");
         }
@@ -243,8 +269,8 @@ mod tests {
         assert_eq!(f32_mul(t70, t70, fz(Round::Rne)), 0);
         assert_eq!(f32_mul(t70 | 1 << 31, t70, fz(Round::Rdn)), 1 << 31);
         assert_eq!(f32_mul(t70, t70, m(Round::Rne)), 0x0000_0200); // 2^-140 = 2^9 · 2^-149
-        // Tininess after rounding: (1 - 2^-24) · 2^-126 rounds (RNE, tie to even) up to the
-        // smallest normal, which survives; RTZ gives the largest subnormal, which flushes.
+                                                                   // Tininess after rounding: (1 - 2^-24) · 2^-126 rounds (RNE, tie to even) up to the
+                                                                   // smallest normal, which survives; RTZ gives the largest subnormal, which flushes.
         assert_eq!(f32_mul(0x3f7f_ffff, 0x0080_0000, fz(Round::Rne)), 0x0080_0000);
         assert_eq!(f32_mul(0x3f7f_ffff, 0x0080_0000, fz(Round::Rtz)), 0);
         assert_eq!(f32_mul(0x3f7f_ffff, 0x0080_0000, m(Round::Rtz)), 0x007f_ffff);

@@ -105,25 +105,49 @@ mod tests {
 
     #[test]
     fn add_vs_soft_and_oracle() {
-        let n = run_arith::<D>(ArOp::Add, 2, N, &|x, m| f64_add(x[0], x[1], m), Some(&|x, m| soft::add::<D>(x[0], x[1], m)));
+        let n = run_arith::<D>(
+            ArOp::Add,
+            2,
+            N,
+            &|x, m| f64_add(x[0], x[1], m),
+            Some(&|x, m| soft::add::<D>(x[0], x[1], m)),
+        );
         eprintln!("f64_add: {n} checks");
     }
 
     #[test]
     fn sub_vs_soft_and_oracle() {
-        let n = run_arith::<D>(ArOp::Sub, 2, N, &|x, m| f64_sub(x[0], x[1], m), Some(&|x, m| soft::sub::<D>(x[0], x[1], m)));
+        let n = run_arith::<D>(
+            ArOp::Sub,
+            2,
+            N,
+            &|x, m| f64_sub(x[0], x[1], m),
+            Some(&|x, m| soft::sub::<D>(x[0], x[1], m)),
+        );
         eprintln!("f64_sub: {n} checks");
     }
 
     #[test]
     fn mul_vs_soft_and_oracle() {
-        let n = run_arith::<D>(ArOp::Mul, 2, N, &|x, m| f64_mul(x[0], x[1], m), Some(&|x, m| soft::mul::<D>(x[0], x[1], m)));
+        let n = run_arith::<D>(
+            ArOp::Mul,
+            2,
+            N,
+            &|x, m| f64_mul(x[0], x[1], m),
+            Some(&|x, m| soft::mul::<D>(x[0], x[1], m)),
+        );
         eprintln!("f64_mul: {n} checks");
     }
 
     #[test]
     fn div_vs_soft_and_oracle() {
-        let n = run_arith::<D>(ArOp::Div, 2, N, &|x, m| f64_div(x[0], x[1], m), Some(&|x, m| soft::div::<D>(x[0], x[1], m)));
+        let n = run_arith::<D>(
+            ArOp::Div,
+            2,
+            N,
+            &|x, m| f64_div(x[0], x[1], m),
+            Some(&|x, m| soft::div::<D>(x[0], x[1], m)),
+        );
         eprintln!("f64_div: {n} checks");
     }
 
@@ -146,7 +170,11 @@ mod tests {
         let m = FpMode::with_round;
         for (r, w) in [(Rne, ONE), (Rtz, ONE), (Rdn, ONE), (Rup, ONE + 1), (Rmm, ONE + 1)] {
             assert_eq!(f64_add(ONE, HALF_ULP1, m(r)), w, "{r:?}");
-            assert_eq!(f64_sub(ONE | NEG, HALF_ULP1, m(r)), NEG | if r == Rup || r == Rtz || r == Rne { ONE } else { ONE + 1 }, "{r:?}");
+            assert_eq!(
+                f64_sub(ONE | NEG, HALF_ULP1, m(r)),
+                NEG | if r == Rup || r == Rtz || r == Rne { ONE } else { ONE + 1 },
+                "{r:?}"
+            );
         }
         for (r, w) in [(Rne, INF), (Rtz, MAX), (Rdn, MAX), (Rup, INF), (Rmm, INF)] {
             assert_eq!(f64_add(MAX, MAX, m(r)), w, "{r:?}");

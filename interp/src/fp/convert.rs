@@ -86,7 +86,11 @@ pub fn u32_to_f64(x: u32) -> u64 {
 #[inline]
 pub fn f32_to_f64(a: u32, m: FpMode) -> u64 {
     let x = load32(a, m);
-    if x.is_nan() { F64_QNAN } else { x.to_bits() }
+    if x.is_nan() {
+        F64_QNAN
+    } else {
+        x.to_bits()
+    }
 }
 
 /// f64 → f32, rounded per mode; f32 output flush applies.
@@ -155,7 +159,8 @@ mod tests {
                 let y = f(x, m);
                 assert_eq!(y, soft::convert::<A, B>(x, m), "{round:?} {x:#x}: fast vs soft");
                 if !is_finite::<A>(x) {
-                    let want = if A::is_nan(x) { B::QNAN } else { (if x & A::SIGN != 0 { B::SIGN } else { 0 }) | B::EXP_MASK };
+                    let want =
+                        if A::is_nan(x) { B::QNAN } else { (if x & A::SIGN != 0 { B::SIGN } else { 0 }) | B::EXP_MASK };
                     assert_eq!(y, want, "{x:#x}");
                 } else {
                     let ex = Exact::Sum(vec![val::<A>(x)]);
@@ -194,12 +199,29 @@ mod tests {
     }
 
     fn int_inputs(rng: &mut Rng) -> Vec<i64> {
-        let mut v: Vec<i64> = vec![0, 1, -1, 2, i32::MAX as i64, i32::MIN as i64, u32::MAX as i64, (1 << 24) + 1,
-            -(1 << 24) - 1, (1 << 24) + 3, (1 << 25) + 2, (1 << 31) + 128, (1 << 31) + 129];
+        let mut v: Vec<i64> = vec![
+            0,
+            1,
+            -1,
+            2,
+            i32::MAX as i64,
+            i32::MIN as i64,
+            u32::MAX as i64,
+            (1 << 24) + 1,
+            -(1 << 24) - 1,
+            (1 << 24) + 3,
+            (1 << 25) + 2,
+            (1 << 31) + 128,
+            (1 << 31) + 129,
+        ];
         v.extend((0..N).map(|i| {
             let r = rng.next();
             // Uniform 32-bit values, and values just above 2^24 where rounding starts.
-            if i % 2 == 0 { r as u32 as i64 } else { ((r >> 40) as i64 + (1 << 24)) << (r % 8) }
+            if i % 2 == 0 {
+                r as u32 as i64
+            } else {
+                ((r >> 40) as i64 + (1 << 24)) << (r % 8)
+            }
         }));
         v
     }
@@ -248,8 +270,16 @@ mod tests {
                 for i in 0..N {
                     // Half the draws land in ±2^33, where the interesting rounding happens.
                     let r = rng.next();
-                    let a32 = if i % 2 == 0 { gen::<S>(&mut rng, None, &sp32) as u32 } else { (r as u32 & 0x807f_ffff) | (((r >> 32) % 36 + 110) as u32) << 23 };
-                    let a64 = if i % 2 == 0 { gen::<D>(&mut rng, None, &sp64) } else { (r & 0x800f_ffff_ffff_ffff) | ((r >> 52) % 36 + 1010) << 52 };
+                    let a32 = if i % 2 == 0 {
+                        gen::<S>(&mut rng, None, &sp32) as u32
+                    } else {
+                        (r as u32 & 0x807f_ffff) | (((r >> 32) % 36 + 110) as u32) << 23
+                    };
+                    let a64 = if i % 2 == 0 {
+                        gen::<D>(&mut rng, None, &sp64)
+                    } else {
+                        (r & 0x800f_ffff_ffff_ffff) | ((r >> 52) % 36 + 1010) << 52
+                    };
                     assert_eq!(f32_to_i32(a32, m) as i64, ap_to_int::<S>(a32 as u64, m, true), "{m:?} {a32:#x}");
                     assert_eq!(f32_to_u32(a32, m) as i64, ap_to_int::<S>(a32 as u64, m, false), "{m:?} {a32:#x}");
                     assert_eq!(f64_to_i32(a64, m) as i64, ap_to_int::<D>(a64, m, true), "{m:?} {a64:#x}");
@@ -305,10 +335,14 @@ mod tests {
         use Round::*;
         let m = FpMode::with_round;
         let p = 16_777_217; // 2^24 + 1: a tie between 2^24 and 2^24 + 2
-        for (r, w) in [(Rne, 0x4b80_0000), (Rtz, 0x4b80_0000), (Rdn, 0x4b80_0000), (Rup, 0x4b80_0001), (Rmm, 0x4b80_0001)] {
+        for (r, w) in
+            [(Rne, 0x4b80_0000), (Rtz, 0x4b80_0000), (Rdn, 0x4b80_0000), (Rup, 0x4b80_0001), (Rmm, 0x4b80_0001)]
+        {
             assert_eq!(i32_to_f32(p, m(r)), w, "{r:?}");
         }
-        for (r, w) in [(Rne, 0xcb80_0000), (Rtz, 0xcb80_0000), (Rdn, 0xcb80_0001), (Rup, 0xcb80_0000), (Rmm, 0xcb80_0001)] {
+        for (r, w) in
+            [(Rne, 0xcb80_0000), (Rtz, 0xcb80_0000), (Rdn, 0xcb80_0001), (Rup, 0xcb80_0000), (Rmm, 0xcb80_0001)]
+        {
             assert_eq!(i32_to_f32(-p, m(r)), w, "{r:?}");
         }
         assert_eq!(u32_to_f32(u32::MAX, m(Rne)), 0x4f80_0000);
@@ -343,7 +377,9 @@ mod tests {
         assert_eq!(f32_to_f64(1, m(Rne)), (2f64.powi(-149)).to_bits());
         // f64 → f32: 1 + 2^-24 is a tie; 2^-150 is half the smallest subnormal.
         let t = (1.0 + 2f64.powi(-24)).to_bits();
-        for (r, w) in [(Rne, 0x3f80_0000), (Rtz, 0x3f80_0000), (Rdn, 0x3f80_0000), (Rup, 0x3f80_0001), (Rmm, 0x3f80_0001)] {
+        for (r, w) in
+            [(Rne, 0x3f80_0000), (Rtz, 0x3f80_0000), (Rdn, 0x3f80_0000), (Rup, 0x3f80_0001), (Rmm, 0x3f80_0001)]
+        {
             assert_eq!(f64_to_f32(t, m(r)), w, "{r:?}");
         }
         assert_eq!(f64_to_f32(2f64.powi(-150).to_bits(), m(Rmm)), 1);

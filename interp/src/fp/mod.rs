@@ -105,11 +105,7 @@ impl FpMode {
 
     /// Inverse of [`FpMode::pack`]; an invalid `rm` field reads as RNE (never produced by `pack`).
     pub fn unpack(bits: u32) -> FpMode {
-        FpMode {
-            round: Round::from_rm(bits & 7).unwrap_or_default(),
-            flush32: bits & 8 != 0,
-            flush16: bits & 16 != 0,
-        }
+        FpMode { round: Round::from_rm(bits & 7).unwrap_or_default(), flush32: bits & 8 != 0, flush16: bits & 16 != 0 }
     }
 }
 

@@ -52,7 +52,8 @@ impl Val {
 pub(crate) fn val<F: Fmt>(b: u64) -> Val {
     let e = ((b & F::EXP_MASK) >> F::MAN) as i32;
     let f = b & F::FRAC_MASK;
-    let (mant, exp) = if e == 0 { (f, 1 - F::BIAS - F::MAN as i32) } else { (f | 1 << F::MAN, e - F::BIAS - F::MAN as i32) };
+    let (mant, exp) =
+        if e == 0 { (f, 1 - F::BIAS - F::MAN as i32) } else { (f | 1 << F::MAN, e - F::BIAS - F::MAN as i32) };
     Val { neg: b & F::SIGN != 0, mant: mant as u128, exp }
 }
 
@@ -128,11 +129,19 @@ impl Exact {
             // a/b - v has the sign of (a - v·b) · sign(b).
             Exact::Quot(a, b) => {
                 let s = sum_sign(&[*a, v.mul(*b).negate()]);
-                if b.neg { s.reverse() } else { s }
+                if b.neg {
+                    s.reverse()
+                } else {
+                    s
+                }
             }
             // √x ≥ 0, and for v ≥ 0, √x - v has the sign of x - v².
             Exact::Root(x) => {
-                if v.neg && v.mant != 0 { Greater } else { sum_sign(&[*x, v.mul(v).negate()]) }
+                if v.neg && v.mant != 0 {
+                    Greater
+                } else {
+                    sum_sign(&[*x, v.mul(v).negate()])
+                }
             }
         }
     }
@@ -210,7 +219,13 @@ pub(crate) fn check<F: Fmt>(y: u64, r: Round, ex: &Exact) -> Result<(), &'static
     let ok = match r {
         Round::Rdn => down_ok,
         Round::Rup => up_ok,
-        Round::Rtz => if neg { up_ok } else { down_ok },
+        Round::Rtz => {
+            if neg {
+                up_ok
+            } else {
+                down_ok
+            }
+        }
         Round::Rne | Round::Rmm => {
             let (cl, ch) = (ex.cmp(mid(lo, yv)), ex.cmp(mid(yv, hi)));
             // At a tie RNE keeps the even pattern, RMM the larger magnitude.
@@ -220,7 +235,11 @@ pub(crate) fn check<F: Fmt>(y: u64, r: Round, ex: &Exact) -> Result<(), &'static
             (cl == Greater || (cl == Equal && tie_lo)) && (ch == Less || (ch == Equal && tie_hi))
         }
     };
-    if ok { Ok(()) } else { Err("not the correctly rounded value") }
+    if ok {
+        Ok(())
+    } else {
+        Err("not the correctly rounded value")
+    }
 }
 
 /// Exact value of finite-or-not bits of F as a host f64 (exact for all three formats).
@@ -235,7 +254,11 @@ pub(crate) fn to_f64<F: Fmt>(b: u64) -> f64 {
             }
             let v = val::<F>(b);
             let x = v.mant as f64 * 2f64.powi(v.exp);
-            if v.neg { -x } else { x }
+            if v.neg {
+                -x
+            } else {
+                x
+            }
         }
     }
 }
@@ -421,7 +444,13 @@ pub(crate) fn run_arith<F: Fmt>(op: ArOp, arity: usize, n: usize, f: OpFn, soft:
                 }
             }
             let verdict = match arith_outcome::<F>(op, x) {
-                Outcome::Special(e) => if y == e { Ok(()) } else { Err("special value") },
+                Outcome::Special(e) => {
+                    if y == e {
+                        Ok(())
+                    } else {
+                        Err("special value")
+                    }
+                }
                 Outcome::Finite(ex) => check::<F>(y, round, &ex),
             };
             if let Err(why) = verdict {
@@ -463,8 +492,13 @@ mod tests {
     fn certificate_rejects_neighbours() {
         // 1 + 2^-24 (a tie) in f32: each mode accepts exactly one of 1.0 and next_up(1.0).
         let ex = Exact::Sum(vec![val::<S>(0x3f80_0000), val::<S>(0x3380_0000)]);
-        let want = [(Round::Rne, 0x3f80_0000), (Round::Rtz, 0x3f80_0000), (Round::Rdn, 0x3f80_0000),
-                    (Round::Rup, 0x3f80_0001), (Round::Rmm, 0x3f80_0001)];
+        let want = [
+            (Round::Rne, 0x3f80_0000),
+            (Round::Rtz, 0x3f80_0000),
+            (Round::Rdn, 0x3f80_0000),
+            (Round::Rup, 0x3f80_0001),
+            (Round::Rmm, 0x3f80_0001),
+        ];
         for (r, w) in want {
             for y in [0x3f7f_ffffu64, 0x3f80_0000, 0x3f80_0001, 0x3f80_0002] {
                 assert_eq!(check::<S>(y, r, &ex).is_ok(), y == w, "{r:?} {y:#x}");

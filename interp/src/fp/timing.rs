@@ -38,9 +38,19 @@ fn fast_vs_soft_ns_per_op() {
     let mut rows: Vec<(&str, f64, f64, f64)> = Vec::new();
     macro_rules! row {
         ($name:expr, $xs:expr, |$a:ident, $b:ident, $c:ident, $m:ident| $call:expr, $soft:expr) => {{
-            let fast = ns($xs, |$a, $b, $c| { let $m = rne; $call });
-            let soft_rne = ns($xs, |$a, $b, $c| { let $m = rne; let _ = $m; $soft });
-            let public_rtz = ns($xs, |$a, $b, $c| { let $m = rtz; $call });
+            let fast = ns($xs, |$a, $b, $c| {
+                let $m = rne;
+                $call
+            });
+            let soft_rne = ns($xs, |$a, $b, $c| {
+                let $m = rne;
+                let _ = $m;
+                $soft
+            });
+            let public_rtz = ns($xs, |$a, $b, $c| {
+                let $m = rtz;
+                $call
+            });
             rows.push(($name, fast, soft_rne, public_rtz));
         }};
     }
@@ -48,7 +58,12 @@ fn fast_vs_soft_ns_per_op() {
     row!("f32_mul", &x32, |a, b, _c, m| f32_mul(a as u32, b as u32, m) as u64, soft::mul::<S>(a, b, m));
     row!("f32_div", &x32, |a, b, _c, m| f32_div(a as u32, b as u32, m) as u64, soft::div::<S>(a, b, m));
     row!("f32_fma", &x32, |a, b, c, m| f32_fma(a as u32, b as u32, c as u32, m) as u64, soft::fma::<S>(a, b, c, m));
-    row!("f32_sqrt", &x32, |a, _b, _c, m| f32_sqrt(a as u32 & 0x7fff_ffff, m) as u64, f32_sqrt(a as u32 & 0x7fff_ffff, rtz) as u64);
+    row!(
+        "f32_sqrt",
+        &x32,
+        |a, _b, _c, m| f32_sqrt(a as u32 & 0x7fff_ffff, m) as u64,
+        f32_sqrt(a as u32 & 0x7fff_ffff, rtz) as u64
+    );
     row!("f64_add", &x64, |a, b, _c, m| f64_add(a, b, m), soft::add::<D>(a, b, m));
     row!("f64_mul", &x64, |a, b, _c, m| f64_mul(a, b, m), soft::mul::<D>(a, b, m));
     row!("f64_div", &x64, |a, b, _c, m| f64_div(a, b, m), soft::div::<D>(a, b, m));

@@ -38,7 +38,11 @@ pub fn f32_sin_turns(a: u32, m: FpMode) -> u32 {
     if ar == 0.0 || ar == 0.5 {
         x & S::SIGN as u32
     } else if ar == 0.25 {
-        if r < 0.0 { MINUS_ONE } else { ONE }
+        if r < 0.0 {
+            MINUS_ONE
+        } else {
+            ONE
+        }
     } else {
         S::finish((libm::sin(r as f64 * TWO_PI) as f32).to_bits() as u64, m.flush32) as u32
     }

@@ -59,7 +59,11 @@ pub fn f32_fract(a: u32, m: FpMode) -> u32 {
     unary32(a, m, |x| {
         let r = x - x.floor();
         // A comparison, not f32::min, so that NaN stays NaN.
-        if r > f32::from_bits(F32_BELOW_ONE) { f32::from_bits(F32_BELOW_ONE) } else { r }
+        if r > f32::from_bits(F32_BELOW_ONE) {
+            f32::from_bits(F32_BELOW_ONE)
+        } else {
+            r
+        }
     })
 }
 
@@ -125,7 +129,8 @@ mod tests {
         let mut rng = Rng(11);
         let mut n = 0;
         type Op = fn(u32, FpMode) -> u32;
-        let ops: [(Op, Round); 4] = [(f32_floor, Round::Rdn), (f32_ceil, Round::Rup), (f32_trunc, Round::Rtz), (f32_round_even, Round::Rne)];
+        let ops: [(Op, Round); 4] =
+            [(f32_floor, Round::Rdn), (f32_ceil, Round::Rup), (f32_trunc, Round::Rtz), (f32_round_even, Round::Rne)];
         for i in 0..200_000 {
             let a = if i < sp.len() { sp[i] as u32 } else { gen::<S>(&mut rng, None, &sp) as u32 };
             for (f, r) in ops {
@@ -173,7 +178,7 @@ mod tests {
         assert_eq!(f32_fract(3, R), 3);
         assert_eq!(f32_fract(3, FZ), 0);
         assert_eq!(f32_fract(NEG | 3, FZ), 0); // -0 - floor(-0) = +0
-        // Property: result in [0, 1) for every finite input.
+                                               // Property: result in [0, 1) for every finite input.
         let mut rng = Rng(3);
         for _ in 0..100_000 {
             let x = rng.next() as u32;

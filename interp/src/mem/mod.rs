@@ -12,8 +12,8 @@ use crate::exec::{Ctx, Flow};
 use crate::memory::MemFault;
 use crate::trap::{Trap, TrapKind};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg};
-use vector::{Base, Ext, Vm, Width};
 pub use vector::AtomOp;
+use vector::{Base, Ext, Vm, Width};
 
 /// The image ops are fully specified in the ISA but not implemented by this release's engines.
 const IMAGE_UNIMPLEMENTED: &str = "image ops are not implemented in this release";

@@ -10,7 +10,12 @@ use lanejit_isa::{Sp, UReg, UREGS};
 /// alignment), then the port's verdict on every piece. Returns the address.
 fn prepare(cx: &Ctx, rd: UReg, rs1: UReg, imm: i32, words: usize, write: bool) -> Result<u64, Trap> {
     if rd.idx() + words > UREGS {
-        return Err(cx.illegal(format!("register group u{}..u{} runs past u{}", rd.0, rd.idx() + words - 1, UREGS - 1)));
+        return Err(cx.illegal(format!(
+            "register group u{}..u{} runs past u{}",
+            rd.0,
+            rd.idx() + words - 1,
+            UREGS - 1
+        )));
     }
     let a = cx.w.u64_pair(rs1).wrapping_add(imm as i64 as u64);
     let bytes = 4 * words as u32;
@@ -20,7 +25,9 @@ fn prepare(cx: &Ctx, rd: UReg, rs1: UReg, imm: i32, words: usize, write: bool) -
     }
     let fault = pieces(bytes).find_map(|(o, size)| cx.mem.check(Sp::Global, 0, a.wrapping_add(o), size, write).err());
     match fault {
-        Some(f) => Err(cx.trap(fault_kind(f), format!("{bytes}-byte uniform access: {}", f.describe())).with_addrs(vec![a])),
+        Some(f) => {
+            Err(cx.trap(fault_kind(f), format!("{bytes}-byte uniform access: {}", f.describe())).with_addrs(vec![a]))
+        }
         None => Ok(a),
     }
 }
@@ -46,7 +53,9 @@ pub(super) fn store(cx: &mut Ctx, rd: UReg, rs1: UReg, imm: i32, words: usize) -
     let data = &cx.w.u[rd.idx()..rd.idx() + words];
     let v = data.iter().rev().fold(0u128, |v, x| v << 32 | *x as u128);
     for (o, size) in pieces(4 * words as u32) {
-        cx.mem.store(Sp::Global, 0, a.wrapping_add(o), size, (v >> (8 * o)) as u64).map_err(|f| late_fault(cx, f, 0, a))?;
+        cx.mem
+            .store(Sp::Global, 0, a.wrapping_add(o), size, (v >> (8 * o)) as u64)
+            .map_err(|f| late_fault(cx, f, 0, a))?;
     }
     Ok(Flow::Next)
 }

@@ -103,10 +103,28 @@ impl AtomOp {
             AtomOp::Xor => old ^ d,
             AtomOp::Xchg => d,
             // A failed compare writes the old value back: same memory contents, still an (atomic) write.
-            AtomOp::Cas => if old == c { d } else { old },
+            AtomOp::Cas => {
+                if old == c {
+                    d
+                } else {
+                    old
+                }
+            }
             // CUDA atomicInc/atomicDec: count 0..=d then wrap to 0; count d..=0 then wrap to d.
-            AtomOp::Inc => if old >= d { 0 } else { old + 1 },
-            AtomOp::Dec => if old == 0 || old > d { d } else { old - 1 },
+            AtomOp::Inc => {
+                if old >= d {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            AtomOp::Dec => {
+                if old == 0 || old > d {
+                    d
+                } else {
+                    old - 1
+                }
+            }
             // Fixed round-to-nearest-even with denormals kept, whatever fcsr says.
             AtomOp::Fadd => fp::f32_add(old, d, FpMode::RNE),
         }
@@ -130,7 +148,12 @@ fn lane_trap(cx: &Ctx, kind: TrapKind, detail: String, lanes: u32, addrs: &[u64;
 /// The EXEC-independent IllegalInsn checks, then every lane's address (inactive lanes' are never used).
 fn addresses(cx: &Ctx, m: &Vm, regs: usize) -> Result<[u64; LANES], Trap> {
     if m.rd.idx() + regs > VREGS {
-        return Err(cx.illegal(format!("register group v{}..v{} runs past v{}", m.rd.0, m.rd.idx() + regs - 1, VREGS - 1)));
+        return Err(cx.illegal(format!(
+            "register group v{}..v{} runs past v{}",
+            m.rd.0,
+            m.rd.idx() + regs - 1,
+            VREGS - 1
+        )));
     }
     let imm = m.imm as i64 as u64;
     match (m.base, m.sp) {
@@ -167,7 +190,8 @@ fn prepare(cx: &Ctx, m: &Vm, w: Width, regs: usize, write: bool) -> Result<[u64;
     }
     let mut faults: [Option<MemFault>; LANES] = [None; LANES];
     for l in lanes_of(exec) {
-        faults[l] = pieces(w.bytes()).find_map(|(o, size)| cx.mem.check(m.sp, l, addrs[l].wrapping_add(o), size, write).err());
+        faults[l] =
+            pieces(w.bytes()).find_map(|(o, size)| cx.mem.check(m.sp, l, addrs[l].wrapping_add(o), size, write).err());
     }
     // A Misaligned verdict of the port outranks the others, as in the trap order.
     for kind in [TrapKind::Misaligned, TrapKind::MemoryFault] {

@@ -252,7 +252,10 @@ impl Asm<'_> {
     fn line(&mut self, n: usize, raw: &str) -> Result<(), PErr> {
         if let Some(off) = raw.find(BYTE_ORDER_MARK) {
             let at = Span { text: &raw[off..off + BYTE_ORDER_MARK.len_utf8()], off };
-            return Err(perr(at, "byte order mark (U+FEFF) inside the file (only the first character may be one)".into()));
+            return Err(perr(
+                at,
+                "byte order mark (U+FEFF) inside the file (only the first character may be one)".into(),
+            ));
         }
         let code = lex::strip_comment(raw);
         let line = lex::split_line(code);

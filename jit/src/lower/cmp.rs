@@ -11,7 +11,11 @@
 use super::Lowered;
 use crate::fx::{Fx, Vec32};
 use crate::mutants::active;
-use cranelift_codegen::ir::{condcodes::{FloatCC, IntCC}, types::*, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{
+    condcodes::{FloatCC, IntCC},
+    types::*,
+    InstBuilder, MemFlagsData, Value,
+};
 use lanejit_isa::{CmpInsn, UReg, VReg};
 
 pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
@@ -44,7 +48,9 @@ pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
         CmpNeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, NotEqual),
         CmpLtI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedLessThan),
         // Mutant 26: wrong condition code, le lowered as lt.
-        CmpLeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, if active(26) { SignedLessThan } else { SignedLessThanOrEqual }),
+        CmpLeI32Vi { rd, rs1, imm } => {
+            vk(fx, rd, rs1, imm as u32, if active(26) { SignedLessThan } else { SignedLessThanOrEqual })
+        }
         CmpGtI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedGreaterThan),
         CmpGeI32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm as u32, SignedGreaterThanOrEqual),
         CmpLtU32Vi { rd, rs1, imm } => vk(fx, rd, rs1, imm, UnsignedLessThan),
@@ -67,16 +73,51 @@ pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
         CmpGeF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::GreaterThanOrEqual),
         CmpOF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::Ordered),
         CmpUF32Vu { rd, rs1, rs2 } => fvu(fx, rd, rs1, rs2, FloatCC::Unordered),
-        CmpClassF32 { .. } | CmpEqF64 { .. } | CmpNeF64 { .. } |
-        CmpLtF64 { .. } | CmpLeF64 { .. } | CmpGtF64 { .. } | CmpGeF64 { .. } | CmpOF64 { .. } | CmpUF64 { .. } |
-        CmpClassF64 { .. } | CmpClassF32Vu { .. } |
-        CmpEqF64Vu { .. } | CmpNeF64Vu { .. } | CmpLtF64Vu { .. } | CmpLeF64Vu { .. } | CmpGtF64Vu { .. } |
-        CmpGeF64Vu { .. } | CmpOF64Vu { .. } | CmpUF64Vu { .. } | CmpClassF64Vu { .. } | CmpClassF32Vi { .. } |
-        CmpClassnF32Vi { .. } | CmpClassF64Vi { .. } | CmpClassnF64Vi { .. } | HAddF16 { .. } | HSubF16 { .. } |
-        HMulF16 { .. } | HFmaF16 { .. } | HMinF16 { .. } | HMaxF16 { .. } | HPkAddF16 { .. } | HPkSubF16 { .. } |
-        HPkMulF16 { .. } | HPkFmaF16 { .. } | HPkMinF16 { .. } | HPkMaxF16 { .. } | HcmpEqF16 { .. } |
-        HcmpNeF16 { .. } | HcmpLtF16 { .. } | HcmpLeF16 { .. } | HcmpGtF16 { .. } | HcmpGeF16 { .. } |
-        HcmpOF16 { .. } | HcmpUF16 { .. } | HcmpClassF16 { .. } => Lowered::Helper,
+        CmpClassF32 { .. }
+        | CmpEqF64 { .. }
+        | CmpNeF64 { .. }
+        | CmpLtF64 { .. }
+        | CmpLeF64 { .. }
+        | CmpGtF64 { .. }
+        | CmpGeF64 { .. }
+        | CmpOF64 { .. }
+        | CmpUF64 { .. }
+        | CmpClassF64 { .. }
+        | CmpClassF32Vu { .. }
+        | CmpEqF64Vu { .. }
+        | CmpNeF64Vu { .. }
+        | CmpLtF64Vu { .. }
+        | CmpLeF64Vu { .. }
+        | CmpGtF64Vu { .. }
+        | CmpGeF64Vu { .. }
+        | CmpOF64Vu { .. }
+        | CmpUF64Vu { .. }
+        | CmpClassF64Vu { .. }
+        | CmpClassF32Vi { .. }
+        | CmpClassnF32Vi { .. }
+        | CmpClassF64Vi { .. }
+        | CmpClassnF64Vi { .. }
+        | HAddF16 { .. }
+        | HSubF16 { .. }
+        | HMulF16 { .. }
+        | HFmaF16 { .. }
+        | HMinF16 { .. }
+        | HMaxF16 { .. }
+        | HPkAddF16 { .. }
+        | HPkSubF16 { .. }
+        | HPkMulF16 { .. }
+        | HPkFmaF16 { .. }
+        | HPkMinF16 { .. }
+        | HPkMaxF16 { .. }
+        | HcmpEqF16 { .. }
+        | HcmpNeF16 { .. }
+        | HcmpLtF16 { .. }
+        | HcmpLeF16 { .. }
+        | HcmpGtF16 { .. }
+        | HcmpGeF16 { .. }
+        | HcmpOF16 { .. }
+        | HcmpUF16 { .. }
+        | HcmpClassF16 { .. } => Lowered::Helper,
     }
 }
 

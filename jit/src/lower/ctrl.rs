@@ -19,9 +19,17 @@ pub fn lower(fx: &mut Fx, i: &CtrlInsn, site: &Site) -> Lowered {
         BZ { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::Equal),
         BNz { rs1, imm } => on_uniform(fx, site, rs1, imm, IntCC::NotEqual),
         // Mutant 35: b.lt compares unsigned (x < 0 unsigned never holds, so the branch is never taken).
-        BLt { rs1, imm } => on_uniform(fx, site, rs1, imm, if active(35) { IntCC::UnsignedLessThan } else { IntCC::SignedLessThan }),
+        BLt { rs1, imm } => {
+            on_uniform(fx, site, rs1, imm, if active(35) { IntCC::UnsignedLessThan } else { IntCC::SignedLessThan })
+        }
         // Mutant 33: b.ge branches on x > 0, so a counter reaching 0 leaves a count-down loop one trip early.
-        BGe { rs1, imm } => on_uniform(fx, site, rs1, imm, if active(33) { IntCC::SignedGreaterThan } else { IntCC::SignedGreaterThanOrEqual }),
+        BGe { rs1, imm } => on_uniform(
+            fx,
+            site,
+            rs1,
+            imm,
+            if active(33) { IntCC::SignedGreaterThan } else { IntCC::SignedGreaterThanOrEqual },
+        ),
         End => end(fx, site),
         // Mutant 42: barrier lowered like nop: the wave runs on without waiting for the others.
         Barrier if active(42) => Lowered::Native,

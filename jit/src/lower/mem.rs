@@ -24,18 +24,49 @@ use lanejit_isa::{MemInsn, Sp, UReg, LANES};
 pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
     use MemInsn::*;
     match *i {
-        LdU8 { .. } | LdS8 { .. } | LdU16 { .. } | LdS16 { .. } | LdB32 { .. } | LdB64 { .. } | LdB128 { .. }
-        | StB8 { .. } | StB16 { .. } | StB32 { .. } | StB64 { .. } | StB128 { .. } => match Access::of(i) {
+        LdU8 { .. }
+        | LdS8 { .. }
+        | LdU16 { .. }
+        | LdS16 { .. }
+        | LdB32 { .. }
+        | LdB64 { .. }
+        | LdB128 { .. }
+        | StB8 { .. }
+        | StB16 { .. }
+        | StB32 { .. }
+        | StB64 { .. }
+        | StB128 { .. } => match Access::of(i) {
             Some(a) if cached(fx, &a) => access(fx, site, a),
             _ => Lowered::Helper,
         },
         LdB96 { .. } | StB96 { .. } => Lowered::Helper,
-        LdA64U8 { .. } | LdA64S8 { .. } | LdA64U16 { .. } | LdA64S16 { .. } | LdA64B32 { .. } | LdA64B64 { .. }
-        | LdA64B96 { .. } | LdA64B128 { .. } | StA64B8 { .. } | StA64B16 { .. } | StA64B32 { .. } | StA64B64 { .. }
-        | StA64B96 { .. } | StA64B128 { .. } => Lowered::Helper,
-        AtomAddU32 { rd, .. } | AtomSubU32 { rd, .. } | AtomMinI32 { rd, .. } | AtomMaxI32 { rd, .. } | AtomMinU32 { rd, .. }
-        | AtomMaxU32 { rd, .. } | AtomAndB32 { rd, .. } | AtomOrB32 { rd, .. } | AtomXorB32 { rd, .. }
-        | AtomXchgB32 { rd, .. } | AtomCasB32 { rd, .. } | AtomIncU32 { rd, .. } | AtomDecU32 { rd, .. }
+        LdA64U8 { .. }
+        | LdA64S8 { .. }
+        | LdA64U16 { .. }
+        | LdA64S16 { .. }
+        | LdA64B32 { .. }
+        | LdA64B64 { .. }
+        | LdA64B96 { .. }
+        | LdA64B128 { .. }
+        | StA64B8 { .. }
+        | StA64B16 { .. }
+        | StA64B32 { .. }
+        | StA64B64 { .. }
+        | StA64B96 { .. }
+        | StA64B128 { .. } => Lowered::Helper,
+        AtomAddU32 { rd, .. }
+        | AtomSubU32 { rd, .. }
+        | AtomMinI32 { rd, .. }
+        | AtomMaxI32 { rd, .. }
+        | AtomMinU32 { rd, .. }
+        | AtomMaxU32 { rd, .. }
+        | AtomAndB32 { rd, .. }
+        | AtomOrB32 { rd, .. }
+        | AtomXorB32 { rd, .. }
+        | AtomXchgB32 { rd, .. }
+        | AtomCasB32 { rd, .. }
+        | AtomIncU32 { rd, .. }
+        | AtomDecU32 { rd, .. }
         | AtomFaddF32 { rd, .. } => match Atomic::of(i) {
             Some(a) if fx.vvars[rd.idx()].is_some() && atomic::inline_ok(fx, &a) => atomic::lower(fx, site, &a),
             // One host atomic per active lane in the runtime (`lanes_mem::try_atomic`); only rd changes.
@@ -45,9 +76,19 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
             }
             _ => Lowered::Helper,
         },
-        AtomA64AddU32 { .. } | AtomA64SubU32 { .. } | AtomA64MinI32 { .. } | AtomA64MaxI32 { .. } | AtomA64MinU32 { .. }
-        | AtomA64MaxU32 { .. } | AtomA64AndB32 { .. } | AtomA64OrB32 { .. } | AtomA64XorB32 { .. }
-        | AtomA64XchgB32 { .. } | AtomA64CasB32 { .. } | AtomA64IncU32 { .. } | AtomA64DecU32 { .. }
+        AtomA64AddU32 { .. }
+        | AtomA64SubU32 { .. }
+        | AtomA64MinI32 { .. }
+        | AtomA64MaxI32 { .. }
+        | AtomA64MinU32 { .. }
+        | AtomA64MaxU32 { .. }
+        | AtomA64AndB32 { .. }
+        | AtomA64OrB32 { .. }
+        | AtomA64XorB32 { .. }
+        | AtomA64XchgB32 { .. }
+        | AtomA64CasB32 { .. }
+        | AtomA64IncU32 { .. }
+        | AtomA64DecU32 { .. }
         | AtomA64FaddF32 { .. } => Lowered::Helper,
         ULdB32 { .. } | ULdB64 { .. } | ULdB128 { .. } | ULdB256 { .. } | UStB32 { .. } | UStB64 { .. } => {
             match uniform::UniformAccess::of(i) {
@@ -78,7 +119,8 @@ fn writes(a: &Access) -> crate::fx::BlockRegs {
 
 fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
     // Mutant 106: the contiguous path also in the masked variant, where it writes every lane.
-    let contiguous = ((fx.full_exec && fx.tier == crate::runtime::Tier::Opt) || crate::mutants::active(106)) && a.bytes == 4;
+    let contiguous =
+        ((fx.full_exec && fx.tier == crate::runtime::Tier::Opt) || crate::mutants::active(106)) && a.bytes == 4;
     let scattered = gather::supports(fx, &a);
     if !contiguous && !scattered {
         fx.call_mem(site.pc, site.index, writes(&a));

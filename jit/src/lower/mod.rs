@@ -101,7 +101,8 @@ fn lower_op(fx: &mut Fx, insn: &Insn, site: &Site) -> Lowered {
 pub fn emit_function(fx: &mut Fx, blocks: &[Block], clif_limit: usize) -> usize {
     let heads: HashMap<u32, ir::Block> = blocks.iter().map(|b| (b.start, fx.b.create_block())).collect();
     let first_word = blocks.first().map_or(0, |b| b.start / 4);
-    let end_word = blocks.iter().map(|b| b.end().max(b.interp_at.map_or(0, |pc| pc + 4)).div_ceil(4)).max().unwrap_or(first_word);
+    let end_word =
+        blocks.iter().map(|b| b.end().max(b.interp_at.map_or(0, |pc| pc + 4)).div_ceil(4)).max().unwrap_or(first_word);
     let other = fx.b.create_block();
     let pc = fx.b.ins().load(I32, crate::fx::flags(), fx.state, crate::fx::PC_OFFSET);
     let word = fx.b.ins().ushr_imm_u(pc, 2);

@@ -69,7 +69,9 @@ pub fn lower(fx: &mut Fx, i: &UniformInsn, site: &Site) -> Lowered {
         UShlI { rd, rs1, imm } => rk_f(fx, rd, rs1, imm, |b, x, n| shift(b, x, n, 0)),
         UShrI { rd, rs1, imm } => rk_f(fx, rd, rs1, imm, |b, x, n| shift(b, x, n, 1)),
         // Mutant 32: the arithmetic right shift lowered as a logical one.
-        USraI { rd, rs1, imm } => rk_f(fx, rd, rs1, imm, if active(32) { |b, x, n| shift(b, x, n, 1) } else { |b, x, n| shift(b, x, n, 2) }),
+        USraI { rd, rs1, imm } => {
+            rk_f(fx, rd, rs1, imm, if active(32) { |b, x, n| shift(b, x, n, 1) } else { |b, x, n| shift(b, x, n, 2) })
+        }
         USeqI { rd, rs1, imm } => set_rk(fx, rd, rs1, imm as u32, Equal),
         USneI { rd, rs1, imm } => set_rk(fx, rd, rs1, imm as u32, NotEqual),
         USltI { rd, rs1, imm } => set_rk(fx, rd, rs1, imm as u32, SignedLessThan),
@@ -147,9 +149,7 @@ pub fn lower(fx: &mut Fx, i: &UniformInsn, site: &Site) -> Lowered {
         }),
         // --- CSR
         CsrR { rd, csr } => csr_read(fx, rd, csr),
-        CsrRw { .. } | CsrRs { .. } | CsrRc { .. } | CsrRwi { .. } | CsrRsi { .. } | CsrRci { .. } => {
-            Lowered::Helper
-        }
+        CsrRw { .. } | CsrRs { .. } | CsrRc { .. } | CsrRwi { .. } | CsrRsi { .. } | CsrRci { .. } => Lowered::Helper,
     }
 }
 

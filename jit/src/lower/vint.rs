@@ -20,7 +20,7 @@ use cranelift_codegen::ir::{types::*, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 use lanejit_isa::{UReg, VReg, VintInsn};
 use ops::{fill, un, vk, vu, vv, Bin::*};
-use shift::Shift::{Sra, Shl, Shr};
+use shift::Shift::{Shl, Shr, Sra};
 
 pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
     use VintInsn::*;
@@ -167,21 +167,52 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         VBfi { rd, rs1, rs2, rs3 } => shift::bfi(fx, rd, rs1, rs2, rs3),
         VPrmt { rd, rs1, rs2, rs3 } => prmt::lower(fx, rd, rs1, rs2, rs3),
         // --- X, opcode 0x15: v.shf
-        VShfLS64 { .. } | VShfRS64 { .. } | VShfLU64 { .. } | VShfRU64 { .. } |
-        VShfLS32 { .. } | VShfRS32 { .. } | VShfLU32 { .. } | VShfRU32 { .. } |
-        VShfLS64W { .. } | VShfRS64W { .. } | VShfLU64W { .. } | VShfRU64W { .. } |
-        VShfLS32W { .. } | VShfRS32W { .. } | VShfLU32W { .. } | VShfRU32W { .. } |
-        VShfLS64Hi { .. } | VShfRS64Hi { .. } | VShfLU64Hi { .. } | VShfRU64Hi { .. } |
-        VShfLS32Hi { .. } | VShfRS32Hi { .. } | VShfLU32Hi { .. } | VShfRU32Hi { .. } |
-        VShfLS64WHi { .. } | VShfRS64WHi { .. } | VShfLU64WHi { .. } | VShfRU64WHi { .. } |
-        VShfLS32WHi { .. } | VShfRS32WHi { .. } | VShfLU32WHi { .. } | VShfRU32WHi { .. } => Lowered::Helper,
+        VShfLS64 { .. }
+        | VShfRS64 { .. }
+        | VShfLU64 { .. }
+        | VShfRU64 { .. }
+        | VShfLS32 { .. }
+        | VShfRS32 { .. }
+        | VShfLU32 { .. }
+        | VShfRU32 { .. }
+        | VShfLS64W { .. }
+        | VShfRS64W { .. }
+        | VShfLU64W { .. }
+        | VShfRU64W { .. }
+        | VShfLS32W { .. }
+        | VShfRS32W { .. }
+        | VShfLU32W { .. }
+        | VShfRU32W { .. }
+        | VShfLS64Hi { .. }
+        | VShfRS64Hi { .. }
+        | VShfLU64Hi { .. }
+        | VShfRU64Hi { .. }
+        | VShfLS32Hi { .. }
+        | VShfRS32Hi { .. }
+        | VShfLU32Hi { .. }
+        | VShfRU32Hi { .. }
+        | VShfLS64WHi { .. }
+        | VShfRS64WHi { .. }
+        | VShfLU64WHi { .. }
+        | VShfRU64WHi { .. }
+        | VShfLS32WHi { .. }
+        | VShfRS32WHi { .. }
+        | VShfLU32WHi { .. }
+        | VShfRU32WHi { .. } => Lowered::Helper,
         // --- X, opcode 0x17
         VLop3 { rd, rs1, rs2, rs3, lut } => lop3::lower(fx, rd, rs1, rs2, rs3, lut),
     }
 }
 
 /// d = f(s1, s2, s3).
-fn v3(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: VReg, rs3: VReg, f: fn(&mut FunctionBuilder, Value, Value, Value) -> Value) -> Lowered {
+fn v3(
+    fx: &mut Fx,
+    rd: VReg,
+    rs1: VReg,
+    rs2: VReg,
+    rs3: VReg,
+    f: fn(&mut FunctionBuilder, Value, Value, Value) -> Value,
+) -> Lowered {
     let (a, b, c) = (fx.v(rs1), fx.v(rs2), fx.v(rs3));
     let d: Vec32 = std::array::from_fn(|k| f(&mut fx.b, a[k], b[k], c[k]));
     fx.set_v(rd, d);

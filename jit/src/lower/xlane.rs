@@ -5,8 +5,8 @@
 
 use super::Lowered;
 use crate::fx::{Fx, Vec32, VECS};
-use crate::runtime::Tier;
 use crate::mutants::active;
+use crate::runtime::Tier;
 use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, Value};
 use lanejit_isa::{UReg, VReg, XlaneInsn, LANES};
 
@@ -21,7 +21,9 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
         ShflRotVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| (l as i64 + imm as i64) as usize & LANE_MASK as usize),
         ShflBcastVi { rd, rs1, imm } => fixed(fx, rd, rs1, |_| (imm as u32 & LANE_MASK) as usize),
         // Mutant 10: the 2-bit selector fields read from the top of imm down (quad lane 0 takes imm[7:6]).
-        QuadSwizzle { rd, rs1, imm } if active(10) => fixed(fx, rd, rs1, |l| (l & !3) | (imm as usize >> (6 - 2 * (l & 3)) & 3)),
+        QuadSwizzle { rd, rs1, imm } if active(10) => {
+            fixed(fx, rd, rs1, |l| (l & !3) | (imm as usize >> (6 - 2 * (l & 3)) & 3))
+        }
         QuadSwizzle { rd, rs1, imm } => fixed(fx, rd, rs1, |l| (l & !3) | (imm as usize >> (2 * (l & 3)) & 3)),
         ShflIdx { rd, rs1, rs2 } => {
             let idx = fx.v(rs2);
@@ -48,10 +50,16 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
         // Optimised code switches on a uniform operand into the immediate forms' constant permutations.
         ShflBcastVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES, |u, _| u),
         ShflXorVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES, |u, l| l ^ u),
-        ShflRotVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES, |u, l| (l + u) & LANE_MASK as usize),
+        ShflRotVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
+            switched(fx, rd, rs1, rs2, LANES, |u, l| (l + u) & LANE_MASK as usize)
+        }
         // Deltas are not truncated: every delta of LANES or more (the last case) leaves each lane its own value.
-        ShflUpVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES + 1, |u, l| up(l, u as u32)),
-        ShflDownVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES + 1, |u, l| down(l, u as u32)),
+        ShflUpVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
+            switched(fx, rd, rs1, rs2, LANES + 1, |u, l| up(l, u as u32))
+        }
+        ShflDownVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
+            switched(fx, rd, rs1, rs2, LANES + 1, |u, l| down(l, u as u32))
+        }
         ShflBcastVu { rd, rs1, rs2 } => {
             let u = fx.u(rs2);
             let idx = fx.splat32(u);
@@ -153,7 +161,11 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
 fn up(lane: usize, delta: u32) -> usize {
     // Mutant 1: off-by-one bound, the lane whose source is exactly lane 0 keeps its own value.
     let reaches = if active(1) { (delta as usize) < lane } else { delta as usize <= lane };
-    if reaches { lane - delta as usize } else { lane }
+    if reaches {
+        lane - delta as usize
+    } else {
+        lane
+    }
 }
 
 /// shfl.down source lane: lane + delta beyond the wave keeps the lane's own value.
@@ -162,7 +174,11 @@ fn down(lane: usize, delta: u32) -> usize {
     if active(2) {
         return (lane + delta as usize) & LANE_MASK as usize;
     }
-    if lane + (delta as usize) < LANES { lane + delta as usize } else { lane }
+    if lane + (delta as usize) < LANES {
+        lane + delta as usize
+    } else {
+        lane
+    }
 }
 
 fn fixed(fx: &mut Fx, rd: VReg, rs1: VReg, src: impl Fn(usize) -> usize) -> Lowered {
@@ -191,7 +207,8 @@ fn switched(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg, cases: usize, src: impl
         fx.b.append_block_param(join, I32X4);
     }
     let targets: Vec<ir::Block> = (0..cases).map(|_| fx.b.create_block()).collect();
-    let table: Vec<ir::BlockCall> = targets.iter().map(|&t| ir::BlockCall::new(t, [], &mut fx.b.func.dfg.value_lists)).collect();
+    let table: Vec<ir::BlockCall> =
+        targets.iter().map(|&t| ir::BlockCall::new(t, [], &mut fx.b.func.dfg.value_lists)).collect();
     // Every key has its case; the default is never taken.
     let jt = fx.b.create_jump_table(ir::JumpTableData::new(table[cases - 1], &table));
     fx.b.ins().br_table(key, jt);

@@ -12,7 +12,9 @@ use super::super::{Lowered, Site};
 use super::{base_plus_imm, in_window};
 use crate::fx::{Fx, VECS};
 use crate::lanes_mem::Atomic;
-use cranelift_codegen::ir::{condcodes::IntCC, types::*, AtomicRmwOp, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types::*, AtomicRmwOp, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
 use lanejit_interp::mem::AtomOp;
 use lanejit_isa::Sp;
 
@@ -45,7 +47,8 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     let slot = fx.slot_of[(site.pc / 4) as usize];
     debug_assert_ne!(slot, crate::runtime::NO_SLOT, "every compiled atomic has a window slot");
     let lane_bytes = (4 * VECS * 4) as u32;
-    let [offs, data, olds] = [0; 3].map(|_| fx.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, lane_bytes, 4)));
+    let [offs, data, olds] =
+        [0; 3].map(|_| fx.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, lane_bytes, 4)));
     spill(fx, a.at.rs1, offs);
     spill(fx, a.at.rd, data);
     let exec = fx.exec_val();

@@ -23,15 +23,25 @@ impl UniformAccess {
     pub fn of(i: &MemInsn) -> Option<UniformAccess> {
         use MemInsn::*;
         let (rd, rs1, imm) = match *i {
-            ULdB32 { rd, rs1, imm, .. } | ULdB64 { rd, rs1, imm, .. } | ULdB128 { rd, rs1, imm, .. }
-            | ULdB256 { rd, rs1, imm, .. } | UStB32 { rd, rs1, imm, .. } | UStB64 { rd, rs1, imm, .. } => (rd, rs1, imm),
+            ULdB32 { rd, rs1, imm, .. }
+            | ULdB64 { rd, rs1, imm, .. }
+            | ULdB128 { rd, rs1, imm, .. }
+            | ULdB256 { rd, rs1, imm, .. }
+            | UStB32 { rd, rs1, imm, .. }
+            | UStB64 { rd, rs1, imm, .. } => (rd, rs1, imm),
             _ => return None,
         };
         let info = lanejit_isa::Insn::Mem(*i).id().info();
         let bytes = info.access?.bytes;
         // A register group past u63 is the interpreter's IllegalInsn.
         let fits = rd.idx() + words(bytes) <= lanejit_isa::UREGS && rs1.idx() < lanejit_isa::UREGS - 1;
-        (fits && bytes.is_power_of_two()).then_some(UniformAccess { rd, rs1, imm, bytes, store: info.has(lanejit_isa::flag::ST) })
+        (fits && bytes.is_power_of_two()).then_some(UniformAccess {
+            rd,
+            rs1,
+            imm,
+            bytes,
+            store: info.has(lanejit_isa::flag::ST),
+        })
     }
 
     pub fn words(&self) -> usize {

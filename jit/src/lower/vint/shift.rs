@@ -4,8 +4,8 @@
 //! shifts compose additively, and bit j of the amount selects (bitselect on an icmp mask: one pblendvb) a shift
 //! by 2^j, five stages of four SIMD instructions, no lane extraction.
 
-use super::ops::map;
 use super::super::Lowered;
+use super::ops::map;
 use crate::fx::{Fx, Vec32};
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;

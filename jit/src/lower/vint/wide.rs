@@ -42,7 +42,13 @@ pub fn set_pair(fx: &mut Fx, rd: VReg, lo: Vec32, hi: Vec32) -> Lowered {
 }
 
 /// d = f(a, b) on 64-bit values, slice by slice.
-pub fn map64(fx: &mut Fx, rd: VReg, a: (Vec32, Vec32), c: (Vec32, Vec32), f: fn(&mut FunctionBuilder, Half2, Half2) -> Half2) -> Lowered {
+pub fn map64(
+    fx: &mut Fx,
+    rd: VReg,
+    a: (Vec32, Vec32),
+    c: (Vec32, Vec32),
+    f: fn(&mut FunctionBuilder, Half2, Half2) -> Half2,
+) -> Lowered {
     let d: [Half2; 8] = std::array::from_fn(|k| f(&mut fx.b, (a.0[k], a.1[k]), (c.0[k], c.1[k])));
     set_pair(fx, rd, d.map(|x| x.0), d.map(|x| x.1))
 }
@@ -78,7 +84,13 @@ pub fn lea(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: VReg, sh: u32, signed: bool) -
     } else {
         // The high word takes the bits shifted out of the low word: (hi:lo) << sh on 64 bits.
         let l = lo.map(|s| fx.b.ins().ishl_imm_u(s, sh as i64));
-        let h = lo.map(|s| if signed { fx.b.ins().sshr_imm_u(s, 32 - sh as i64) } else { fx.b.ins().ushr_imm_u(s, 32 - sh as i64) });
+        let h = lo.map(|s| {
+            if signed {
+                fx.b.ins().sshr_imm_u(s, 32 - sh as i64)
+            } else {
+                fx.b.ins().ushr_imm_u(s, 32 - sh as i64)
+            }
+        });
         (l, h)
     };
     map64(fx, rd, c, shifted, add64)
