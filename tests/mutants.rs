@@ -63,7 +63,7 @@ struct Row {
 
 /// One campaign per mutant, stopped at the first finding (by seed), which is then shrunk.
 fn run(id: u32, site: &'static str, what: &'static str) -> Row {
-    mutants::set(Some(id));
+    mutants::set(Some(id)).expect("the test suite builds the planted bugs");
     let opts = Options {
         seed: SEED_BASE + id as u64,
         count: Some(PROGRAMS),
@@ -73,7 +73,7 @@ fn run(id: u32, site: &'static str, what: &'static str) -> Row {
         ..Options::default()
     };
     let sum = campaign(&opts).expect("campaign runs");
-    mutants::set(None);
+    mutants::set(None).expect("deselecting always works");
     assert!(sum.errors.is_empty(), "mutant {id}: harness errors: {:?}", sum.errors);
     let f = sum.findings.first();
     let shrunk = f.and_then(|f| f.shrunk.as_ref());

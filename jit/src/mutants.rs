@@ -2,39 +2,95 @@
 //!
 //! A lowering that has a mutant asks `mutants::active(ID)` while it emits code and, when it is active, emits a
 //! deliberately wrong variant (an off-by-one shift mask, a missing EXEC blend, a swapped operand, …). The
-//! check happens at compile time, never in compiled code, so a build with no mutant selected pays one relaxed
-//! atomic load per lowered instruction and nothing at run time. Because the choice is baked into the code
+//! check happens at compile time, never in compiled code, so even a build with the feature and no mutant selected
+//! pays only one relaxed atomic load per lowered instruction and nothing at run time. Because the choice is baked into the code
 //! when a kernel is compiled, select the mutant before compiling (kernels compiled earlier keep their code).
 //!
 //! IDs are small integers, one per planted bug, listed with a one-line description in `CATALOGUE` so that a
 //! sensitivity run can name what it failed to catch.
+//!
+//! Planted bugs exist only in builds with the `mutants` cargo feature (the test suite turns it on through a
+//! dev-dependency; `cargo build --release` leaves it off): without it `active` is a constant `false`, so every
+//! `if mutants::active(N)` branch is dead code the compiler removes, and `set` refuses to select one.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+/// This build has the planted bugs (`--features mutants`).
+pub const ENABLED: bool = cfg!(feature = "mutants");
 
-/// No mutant selected.
-const NONE: u32 = u32::MAX;
+#[cfg(feature = "mutants")]
+mod switch {
+    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-static ACTIVE: AtomicU32 = AtomicU32::new(NONE);
+    /// No mutant selected.
+    const NONE: u32 = u32::MAX;
 
-/// Is planted bug `id` switched on?
-#[inline]
+    static ACTIVE: AtomicU32 = AtomicU32::new(NONE);
+
+    /// Is planted bug `id` switched on?
+    #[inline]
+    pub fn active(id: u32) -> bool {
+        ACTIVE.load(Relaxed) == id
+    }
+
+    pub fn set(id: Option<u32>) {
+        ACTIVE.store(id.unwrap_or(NONE), Relaxed);
+    }
+
+    pub fn current() -> Option<u32> {
+        match ACTIVE.load(Relaxed) {
+            NONE => None,
+            id => Some(id),
+        }
+    }
+}
+
+#[cfg(not(feature = "mutants"))]
+mod switch {
+    /// Never: this build has no planted bugs.
+    #[inline(always)]
+    pub const fn active(_id: u32) -> bool {
+        false
+    }
+
+    pub fn set(_id: Option<u32>) {}
+
+    pub fn current() -> Option<u32> {
+        None
+    }
+}
+
+/// Is planted bug `id` switched on? (Always false without the `mutants` feature.)
+#[inline(always)]
 pub fn active(id: u32) -> bool {
-    ACTIVE.load(Relaxed) == id
+    switch::active(id)
 }
 
 /// Selects the planted bug to compile in (`None`: the correct JIT). Process-wide: tests that set it must not
-/// run concurrently with other JIT tests in the same process.
-pub fn set(id: Option<u32>) {
-    ACTIVE.store(id.unwrap_or(NONE), Relaxed);
+/// run concurrently with other JIT tests in the same process. Refused (`Err`) by a build without the
+/// `mutants` feature, which has no planted bugs to select.
+pub fn set(id: Option<u32>) -> Result<(), NotBuiltIn> {
+    if id.is_some() && !ENABLED {
+        return Err(NotBuiltIn);
+    }
+    switch::set(id);
+    Ok(())
 }
 
 /// The selected mutant, if any.
 pub fn current() -> Option<u32> {
-    match ACTIVE.load(Relaxed) {
-        NONE => None,
-        id => Some(id),
+    switch::current()
+}
+
+/// `set` in a build without the `mutants` feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotBuiltIn;
+
+impl std::fmt::Display for NotBuiltIn {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("this build has no planted bugs: rebuild with `--features mutants` to select one")
     }
 }
+
+impl std::error::Error for NotBuiltIn {}
 
 /// `(id, where, what)` of every planted bug. IDs 1..99 are in the lowerings of the ALU, cross-lane, compare
 /// and control groups and the block budget; 100..=119 in memory accesses (inline path, window cache, the

@@ -111,6 +111,9 @@ fn parse_states(s: &str) -> Result<usize, String> {
 /// A planted-bug ID listed in `lanejit_jit::mutants::CATALOGUE`.
 fn parse_mutant(s: &str) -> Result<u32, String> {
     let id: u32 = s.trim().parse().map_err(|_| format!("`{s}` is not a mutant ID"))?;
+    if !lanejit_jit::mutants::ENABLED {
+        return Err(lanejit_jit::mutants::NotBuiltIn.to_string());
+    }
     let ids = || lanejit_jit::mutants::CATALOGUE.iter().map(|m| m.0);
     if !ids().any(|m| m == id) {
         let (lo, hi) = (ids().min().unwrap_or(0), ids().max().unwrap_or(0));
@@ -173,7 +176,7 @@ fn replay(paths: &[PathBuf]) -> Result<()> {
 /// error (exit code 1).
 pub fn run(a: &FuzzArgs) -> Result<()> {
     if let Some(m) = a.mutant {
-        lanejit_jit::mutants::set(Some(m));
+        lanejit_jit::mutants::set(Some(m))?;
     }
     if !a.replay.is_empty() {
         return replay(&a.replay);
