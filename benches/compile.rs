@@ -13,9 +13,11 @@ fn compile(c: &mut Criterion) {
         group.sample_size(10);
         for ex in examples::all() {
             let kernel = Kernel::from_asm(ex.name, ex.source).expect("bundled kernel assembles");
-            let insns = compile_blocks(&kernel.code, None, tier).expect("compiles").guest_insns;
+            let insns = compile_blocks(&kernel.code, None, tier, &Default::default()).expect("compiles").guest_insns;
             group.throughput(Throughput::Elements(insns as u64));
-            group.bench_function(ex.name, |b| b.iter(|| compile_blocks(&kernel.code, None, tier).expect("compiles")));
+            group.bench_function(ex.name, |b| {
+                b.iter(|| compile_blocks(&kernel.code, None, tier, &Default::default()).expect("compiles"))
+            });
         }
         group.finish();
     }

@@ -4,7 +4,7 @@
 
 use crate::cli::Failed;
 use crate::examples::{self, Size};
-use crate::{Device, Engine, Kernel, LaunchConfig};
+use crate::{CompileConfig, Device, Engine, Kernel, LaunchConfig};
 use anyhow::{anyhow, Result};
 use lanejit_jit::Tier;
 use std::time::{Duration, Instant};
@@ -122,18 +122,20 @@ fn best(
     Ok(b)
 }
 
-pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64) -> Result<BenchRow> {
+pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64, compile: &CompileConfig) -> Result<BenchRow> {
     // A fresh kernel per measurement so the compile time is this run's.
-    let kernel = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
+    let kernel = assemble(ex, compile)?;
     let insns = kernel.quick().map_err(|e| anyhow!(e))?.guest_insns.max(1) as f64;
-    let (quick_c, opt_c) = (median_compile(&kernel.code, Tier::Quick)?, median_compile(&kernel.code, Tier::Opt)?);
+    let (quick_c, opt_c) = (
+        median_compile(&kernel.code, Tier::Quick, &compile.jit)?,
+        median_compile(&kernel.code, Tier::Opt, &compile.jit)?,
+    );
     let (jit, native, retired, lane_ops, interpreted) = best(ex, &kernel, Engine::Jit, size, 1)?;
     let interp = if retired <= interp_limit { Some(best(ex, &kernel, Engine::Interp, size, 1)?.0) } else { None };
     // Quick code alone, where the interpreter also ran (quick code on a run too long to interpret is slow too).
     let quick = match interp {
         Some(_) => {
-            let only_quick = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
-            only_quick.promote.reset(u32::MAX);
+            let only_quick = assemble(ex, &CompileConfig { jit_hot: u32::MAX, ..*compile })?;
             Some(best(ex, &only_quick, Engine::Jit, size, 1)?.0)
         }
         None => None,
@@ -164,12 +166,12 @@ pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64) -> Result<
 
 /// Compile time of the whole kernel: the median of `COMPILES` fresh compilations (one is noisy: the first
 /// touches cold caches and fresh code pages).
-fn median_compile(code: &lanejit_interp::Code, tier: Tier) -> Result<Duration> {
+fn median_compile(code: &lanejit_interp::Code, tier: Tier, opts: &lanejit_jit::JitOptions) -> Result<Duration> {
     const COMPILES: usize = 7;
     let mut times = Vec::with_capacity(COMPILES);
     for _ in 0..COMPILES {
         let t0 = Instant::now();
-        lanejit_jit::compile_blocks(code, None, tier).map_err(|e| anyhow!(e))?;
+        lanejit_jit::compile_blocks(code, None, tier, opts).map_err(|e| anyhow!(e))?;
         times.push(t0.elapsed());
     }
     times.sort();
@@ -177,9 +179,9 @@ fn median_compile(code: &lanejit_interp::Code, tier: Tier) -> Result<Duration> {
 }
 
 /// Launch time with one and with two worker threads (the JIT), on a many-workgroup kernel.
-pub fn scaling(name: &str, size: Size) -> Result<(f64, f64)> {
+pub fn scaling(name: &str, size: Size, compile: &CompileConfig) -> Result<(f64, f64)> {
     let ex = examples::by_name(name).ok_or_else(|| anyhow!("no example {name}"))?;
-    let kernel = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
+    let kernel = assemble(ex, compile)?;
     let one = best(ex, &kernel, Engine::Jit, size, 1)?.0.as_secs_f64();
     let two = best(ex, &kernel, Engine::Jit, size, 2)?.0.as_secs_f64();
     Ok((one, two))
@@ -209,9 +211,9 @@ fn print_row(r: &BenchRow) {
 }
 
 /// `--profile N`: N launches of each kernel on the JIT, one worker thread, nothing else timed or run.
-fn profile(chosen: &[&examples::Example], size: Size, launches: u32) -> Result<()> {
+fn profile(chosen: &[&examples::Example], size: Size, launches: u32, compile: &CompileConfig) -> Result<()> {
     for ex in chosen {
-        let kernel = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
+        let kernel = assemble(ex, compile)?;
         let device = Device::new()?;
         let setup = (ex.setup)(&device, size).map_err(|e| anyhow!(e))?;
         let cfg = LaunchConfig { engine: Engine::Jit, threads: Some(1), ..setup.cfg.clone() };
@@ -231,12 +233,18 @@ fn profile(chosen: &[&examples::Example], size: Size, launches: u32) -> Result<(
     Ok(())
 }
 
-pub fn run(a: &BenchArgs) -> Result<()> {
+/// A bundled example's kernel, compiled and tiered as `compile` says.
+fn assemble(ex: &examples::Example, compile: &CompileConfig) -> Result<Kernel> {
+    Ok(Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?.with_config(*compile))
+}
+
+/// `lanejit bench`: kernels compiled and tiered as `compile` says.
+pub fn run(a: &BenchArgs, compile: &CompileConfig) -> Result<()> {
     let (size, scaling_size) = (parse_size(&a.size)?, parse_size(&a.scaling_size)?);
     let chosen: Vec<_> =
         examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))).collect();
     if let Some(n) = a.profile {
-        return profile(&chosen, size, n);
+        return profile(&chosen, size, n, compile);
     }
     let with_scaling = chosen.iter().any(|e| e.name == "alu_loop");
     if !a.json {
@@ -268,22 +276,22 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     }
     // Host ISA detection happens once per process, at the first compile: do it before any timed compile.
     if let Some(ex) = chosen.first() {
-        let k = Kernel::from_asm(ex.name, ex.source).map_err(|e| anyhow!("{e}"))?;
+        let k = assemble(ex, compile)?;
         k.compiled().map_err(|e| anyhow!(e))?;
         k.quick().map_err(|e| anyhow!(e))?;
     }
     let mut rows = Vec::new();
     for (ex, size) in runs {
-        let row = measure(ex, size, a.interp_limit)?;
+        let row = measure(ex, size, a.interp_limit, compile)?;
         if !a.json {
             print_row(&row);
         }
         rows.push(row);
     }
-    let scale = if with_scaling { Some(scaling("alu_loop", scaling_size)?) } else { None };
+    let scale = if with_scaling { Some(scaling("alu_loop", scaling_size, compile)?) } else { None };
     let mut all = Vec::new();
     for ex in chosen.iter().filter(|_| a.scaling_all) {
-        let (one, two) = scaling(ex.name, size)?;
+        let (one, two) = scaling(ex.name, size, compile)?;
         if !a.json {
             println!(
                 "threads: {} ({}) on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x",

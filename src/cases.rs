@@ -204,15 +204,14 @@ pub fn init_state(c: &CaseState) -> Result<StateJson, String> {
 
 /// Runs one case on one engine; `Err` lists every mismatch.
 pub fn run_case(case: &Case, engine: Engine) -> Result<(), String> {
-    run_case_with(case, engine, |_| {})
+    run_case_with(case, engine, &crate::CompileConfig::default())
 }
 
-/// `run_case`, with `prepare` applied to the freshly assembled kernel before it runs: the conformance test
-/// uses it to pin `--engine jit` to one tier (`kernel.promote.reset`), since the default threshold leaves short
-/// cases on the quick tier only.
-pub fn run_case_with(case: &Case, engine: Engine, prepare: impl FnOnce(&Kernel)) -> Result<(), String> {
-    let kernel = Kernel::from_asm(&case.name, &case.code).map_err(|e| format!("assembly failed:\n{e}"))?;
-    prepare(&kernel);
+/// `run_case`, the kernel compiled and tiered as `compile` says: the conformance test uses it to pin
+/// `--engine jit` to one tier, since the default threshold leaves short cases on the quick tier only.
+pub fn run_case_with(case: &Case, engine: Engine, compile: &crate::CompileConfig) -> Result<(), String> {
+    let kernel =
+        Kernel::from_asm(&case.name, &case.code).map_err(|e| format!("assembly failed:\n{e}"))?.with_config(*compile);
     let init = init_state(&case.init)?;
     let start = init.to_wave()?;
     let out = run_wave(&kernel, &init, engine, DEFAULT_WAVE_BUDGET, None)?;

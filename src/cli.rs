@@ -158,8 +158,9 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// The options `runcmd` takes (buffers and scalars still as text: `runcmd::parse_inputs` checks them).
-    pub fn options(&self) -> crate::runcmd::RunOptions {
+    /// The options `runcmd` takes (buffers and scalars still as text: `runcmd::parse_inputs` checks them), the
+    /// kernel compiled and tiered as `compile` says.
+    pub fn options(&self, compile: &crate::CompileConfig) -> crate::runcmd::RunOptions {
         crate::runcmd::RunOptions {
             grid: self.grid,
             wg: self.wg,
@@ -171,6 +172,7 @@ impl RunArgs {
             show: self.show,
             budget: self.budget,
             deadline: self.deadline,
+            compile: *compile,
         }
     }
 }
@@ -231,7 +233,8 @@ pub fn parse_deadline(s: &str) -> Result<Duration, String> {
 }
 
 /// Runs a parsed command line.
-pub fn dispatch(cmd: Cmd) -> Result<()> {
+/// Runs a command; kernels are compiled and tiered as `compile` says (`main` reads it from the environment).
+pub fn dispatch(cmd: Cmd, compile: &crate::CompileConfig) -> Result<()> {
     match cmd {
         Cmd::Asm { input, output } => asm(&input, &output),
         Cmd::Disasm { input } => {
@@ -248,9 +251,9 @@ pub fn dispatch(cmd: Cmd) -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Wave(a) => run_wave(&a),
-        Cmd::Run(a) => run(a),
-        Cmd::Bench(a) => crate::bench::run(&a),
+        Cmd::Wave(a) => run_wave(&a, compile),
+        Cmd::Run(a) => run(a, compile),
+        Cmd::Bench(a) => crate::bench::run(&a, compile),
         Cmd::Fuzz(a) => crate::fuzz::run(&a),
     }
 }
@@ -277,15 +280,17 @@ fn asm(input: &Path, output: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A kernel from a `.s` file (assembled) or any other file (a binary container or raw words).
-pub fn load_kernel(path: &Path) -> Result<Kernel> {
-    if path.extension().is_some_and(|e| e == "s") {
+/// A kernel from a `.s` file (assembled) or any other file (a binary container or raw words), compiled and
+/// tiered as `compile` says.
+pub fn load_kernel(path: &Path, compile: &crate::CompileConfig) -> Result<Kernel> {
+    let kernel = if path.extension().is_some_and(|e| e == "s") {
         let src = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        Kernel::from_asm(&path.display().to_string(), &src).map_err(|e| anyhow!("{e}"))
+        Kernel::from_asm(&path.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?
     } else {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        Kernel::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))
-    }
+        Kernel::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?
+    };
+    Ok(kernel.with_config(*compile))
 }
 
 /// An initial wave state from a file, read strictly ([`StateJson::parse`]).
@@ -294,12 +299,12 @@ pub fn load_state(path: &Path) -> Result<StateJson> {
     StateJson::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
-fn run_wave(a: &WaveArgs) -> Result<()> {
+fn run_wave(a: &WaveArgs, compile: &crate::CompileConfig) -> Result<()> {
     if let Some(dump) = &a.dump {
         let inputs: Vec<&Path> = std::iter::once(a.program.as_path()).chain(a.init.as_deref()).collect();
         refuse_overwrite(dump, &inputs)?;
     }
-    let kernel = load_kernel(&a.program)?;
+    let kernel = load_kernel(&a.program, compile)?;
     let state = match &a.init {
         Some(p) => load_state(p)?,
         None => StateJson::default(),
@@ -323,17 +328,17 @@ fn run_wave(a: &WaveArgs) -> Result<()> {
     }
 }
 
-fn run(a: RunArgs) -> Result<()> {
+fn run(a: RunArgs, compile: &crate::CompileConfig) -> Result<()> {
     if a.list {
         for e in examples::all() {
             println!("{:<12} {}", e.name, e.about);
         }
         return Ok(());
     }
-    let opts = a.options();
+    let opts = a.options(compile);
     match a.kernel.as_deref() {
         None => crate::runcmd::run_example(examples::DEFAULT, &opts),
         Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => crate::runcmd::run_example(k, &opts),
-        Some(k) => crate::runcmd::run_file(&load_kernel(Path::new(k))?, &opts),
+        Some(k) => crate::runcmd::run_file(&load_kernel(Path::new(k), compile)?, &opts),
     }
 }

@@ -22,6 +22,7 @@ pub mod wavemem;
 pub use arena::{Alloc, AllocError, AllocTable, Arena, Buffer, DEVICE_BASE};
 pub use lanejit_interp::{Trap, TrapKind, WaveState, LANES};
 pub use launch::{LaunchConfig, LaunchError, LaunchStats};
+pub use tier::CompileConfig;
 
 use lanejit_interp::Code;
 use lanejit_isa::asm::{AsmErrors, Program};
@@ -64,13 +65,19 @@ pub struct Kernel {
     written: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     named: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     barrier: Arc<OnceLock<bool>>,
+    config: CompileConfig,
 }
 
 impl Kernel {
+    /// A kernel compiled and tiered as `CompileConfig::default()` says.
     pub fn from_program(program: Program) -> Kernel {
+        Kernel::with_program_config(program, CompileConfig::default())
+    }
+
+    fn with_program_config(program: Program, config: CompileConfig) -> Kernel {
         let code = Arc::new(Code::new(program.words.clone()));
-        let tiers = Arc::new(tier::Tiers::new(&code, tier::auto_threshold()));
-        let promote = Arc::new(tier::Tiers::new(&code, tier::jit_threshold()));
+        let tiers = Arc::new(tier::Tiers::new(&code, config.auto_hot, config.jit));
+        let promote = Arc::new(tier::Tiers::new(&code, config.jit_hot, config.jit));
         Kernel {
             program,
             code,
@@ -81,7 +88,18 @@ impl Kernel {
             written: Arc::default(),
             named: Arc::default(),
             barrier: Arc::default(),
+            config,
         }
+    }
+
+    /// The same program compiled and tiered as `config` says: nothing compiled or counted so far is kept.
+    pub fn with_config(self, config: CompileConfig) -> Kernel {
+        Kernel::with_program_config(self.program, config)
+    }
+
+    /// How this kernel is compiled and tiered.
+    pub fn config(&self) -> &CompileConfig {
+        &self.config
     }
 
     /// The vector and uniform registers some instruction of the kernel may write (at any word offset):
@@ -111,7 +129,7 @@ impl Kernel {
     /// The whole kernel compiled with the optimising tier, on first use.
     pub fn compiled(&self) -> Result<&CompiledKernel, String> {
         self.jit
-            .get_or_init(|| lanejit_jit::compile(&self.code).map_err(|e| e.to_string()))
+            .get_or_init(|| lanejit_jit::compile(&self.code, &self.config.jit).map_err(|e| e.to_string()))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -119,7 +137,7 @@ impl Kernel {
     /// The whole kernel compiled with the quick tier, on first use.
     pub fn quick(&self) -> Result<&CompiledKernel, String> {
         self.quick
-            .get_or_init(|| lanejit_jit::compile_quick(&self.code).map_err(|e| e.to_string()))
+            .get_or_init(|| lanejit_jit::compile_quick(&self.code, &self.config.jit).map_err(|e| e.to_string()))
             .as_ref()
             .map_err(Clone::clone)
     }

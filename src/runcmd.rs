@@ -22,6 +22,8 @@ pub struct RunOptions {
     /// Instruction budget and wall-clock deadline of the launch (`None`: the launch's defaults).
     pub budget: Option<u64>,
     pub deadline: Option<Duration>,
+    /// How the kernel is compiled and tiered.
+    pub compile: crate::CompileConfig,
 }
 
 impl RunOptions {
@@ -270,7 +272,9 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
 
 pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
     let ex = examples::by_name(name).ok_or_else(|| anyhow!("no bundled example `{name}` (see --list)"))?;
-    let kernel = Kernel::from_asm(&format!("examples/{}.s", ex.name), ex.source).map_err(|e| anyhow!("{e}"))?;
+    let kernel = Kernel::from_asm(&format!("examples/{}.s", ex.name), ex.source)
+        .map_err(|e| anyhow!("{e}"))?
+        .with_config(o.compile);
     let device = Device::new()?;
     let setup = (ex.setup)(&device, Size::Default).map_err(|e| anyhow!(e))?;
     if !o.buffers.is_empty() || !o.args.is_empty() {

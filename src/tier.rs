@@ -19,22 +19,24 @@ pub const AUTO_HOT_BLOCK: u32 = 64;
 /// Times a block of `--engine jit`'s quick code must start before it is recompiled with the optimising tier.
 pub const JIT_HOT_BLOCK: u32 = 64;
 
-/// `AUTO_HOT_BLOCK`, or `LANEJIT_AUTO_HOT` when set (to watch tiering on small programs).
-pub fn auto_threshold() -> u32 {
-    threshold_from_env("LANEJIT_AUTO_HOT").unwrap_or(AUTO_HOT_BLOCK)
+/// How a kernel is compiled and tiered: each [`crate::Kernel`] carries one (`Kernel::with_config`). The library
+/// reads no environment variable; the `lanejit` command maps `LANEJIT_AUTO_HOT`, `LANEJIT_JIT_HOT` and the
+/// `LANEJIT_JIT_*` knobs onto this (`cli::config_from_env`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompileConfig {
+    /// `--engine auto`: starts of a block before it is compiled (0: the whole kernel up front; `u32::MAX`:
+    /// never, the interpreter runs everything).
+    pub auto_hot: u32,
+    /// `--engine jit`: starts of a quick-code block before the optimising tier recompiles it (0: every block
+    /// with the optimising tier up front; `u32::MAX`: quick code only).
+    pub jit_hot: u32,
+    /// Cranelift settings and compile-time reports.
+    pub jit: lanejit_jit::JitOptions,
 }
 
-/// `JIT_HOT_BLOCK`, or `LANEJIT_JIT_HOT` when set: a count, or `never` (quick code only).
-pub fn jit_threshold() -> u32 {
-    threshold_from_env("LANEJIT_JIT_HOT").unwrap_or(JIT_HOT_BLOCK)
-}
-
-fn threshold_from_env(name: &str) -> Option<u32> {
-    let v = std::env::var(name).ok()?;
-    if v == "never" {
-        Some(u32::MAX)
-    } else {
-        v.parse().ok()
+impl Default for CompileConfig {
+    fn default() -> Self {
+        CompileConfig { auto_hot: AUTO_HOT_BLOCK, jit_hot: JIT_HOT_BLOCK, jit: lanejit_jit::JitOptions::default() }
     }
 }
 
@@ -59,6 +61,7 @@ pub struct Tiers {
     /// Bumped whenever `current` changes, so that a runner can keep the code it has without taking the lock.
     generation: AtomicU64,
     state: Mutex<TierState>,
+    options: lanejit_jit::JitOptions,
 }
 
 #[derive(Default)]
@@ -82,7 +85,7 @@ thread_local! {
 }
 
 impl Tiers {
-    pub fn new(code: &Code, threshold: u32) -> Tiers {
+    pub fn new(code: &Code, threshold: u32, options: lanejit_jit::JitOptions) -> Tiers {
         let starts: Vec<usize> = lanejit_jit::block_starts(code).iter().map(|&pc| (pc / 4) as usize).collect();
         Tiers {
             heat: starts.iter().map(|_| AtomicU32::new(0)).collect(),
@@ -93,6 +96,7 @@ impl Tiers {
             compiling: AtomicBool::new(false),
             generation: AtomicU64::new(0),
             state: Mutex::new(TierState { hot: vec![false; code.words.len()], ..TierState::default() }),
+            options,
         }
     }
 
@@ -199,7 +203,7 @@ impl Tiers {
             (st.failed || st.hot == hot && st.current.is_some(), base)
         };
         if !same {
-            if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
+            if self.options.report.timing {
                 let pcs: Vec<String> = (0..hot.len()).filter(|&i| hot[i]).map(|i| format!("{:#x}", 4 * i)).collect();
                 eprintln!(
                     "tiering: optimising blocks at {}{}",
@@ -209,7 +213,7 @@ impl Tiers {
             }
             let result = match &base {
                 Some(b) => lanejit_jit::compile_more(b, code, &hot),
-                None => lanejit_jit::compile_blocks(code, Some(&hot), lanejit_jit::Tier::Opt),
+                None => lanejit_jit::compile_blocks(code, Some(&hot), lanejit_jit::Tier::Opt, &self.options),
             };
             let mut st = self.state.lock().expect("tier state");
             match result {

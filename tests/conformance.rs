@@ -1,7 +1,7 @@
 //! Runs every conformance case under `tests/cases/` on every engine this build has, the JIT in each of its modes.
 
 use lanejit::cases::{self, Case};
-use lanejit::{engine_available, tier, Engine};
+use lanejit::{engine_available, tier, CompileConfig, Engine};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -45,7 +45,7 @@ fn check(mode: &str, engine: Engine, jit_hot: u32) {
     for (path, file_cases) in all_cases() {
         for case in file_cases {
             total += 1;
-            if let Err(e) = cases::run_case_with(case, engine, |k| k.promote.reset(jit_hot)) {
+            if let Err(e) = cases::run_case_with(case, engine, &CompileConfig { jit_hot, ..Default::default() }) {
                 failures.push(format!("{} :: {} [{mode}]\n{e}", path.display(), case.name));
             }
         }
@@ -61,18 +61,18 @@ fn check(mode: &str, engine: Engine, jit_hot: u32) {
 }
 
 // One test per mode, so that the harness runs them side by side. `--engine jit` runs three ways: as shipped
-// (tiered at `tier::jit_threshold()`), the optimising tier for every block (promote threshold 0) and the quick
+// (tiered at `tier::JIT_HOT_BLOCK`), the optimising tier for every block (promote threshold 0) and the quick
 // tier alone (`u32::MAX`): cases are short and rarely make a block hot, so as shipped they would test the quick
 // tier only.
 
 #[test]
 fn cases_pass_on_interp() {
-    check("interp", Engine::Interp, tier::jit_threshold());
+    check("interp", Engine::Interp, tier::JIT_HOT_BLOCK);
 }
 
 #[test]
 fn cases_pass_on_jit() {
-    check("jit", Engine::Jit, tier::jit_threshold());
+    check("jit", Engine::Jit, tier::JIT_HOT_BLOCK);
 }
 
 #[test]
@@ -87,5 +87,5 @@ fn cases_pass_on_jit_quick() {
 
 #[test]
 fn cases_pass_on_auto() {
-    check("auto", Engine::Auto, tier::jit_threshold());
+    check("auto", Engine::Auto, tier::JIT_HOT_BLOCK);
 }

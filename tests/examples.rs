@@ -2,24 +2,31 @@
 //! against its Rust reference; and a launch whose memory must not depend on the number of worker threads.
 
 use lanejit::examples::{self, Size};
-use lanejit::{engine_available, tier, Device, Engine, Kernel, LaunchConfig};
+use lanejit::{engine_available, tier, CompileConfig, Device, Engine, Kernel, LaunchConfig};
 
 fn assemble(ex: &examples::Example) -> Kernel {
     Kernel::from_asm(&format!("examples/{}.s", ex.name), ex.source).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// An engine, and the JIT promote threshold a run pins on its kernel; `name` labels failures.
+/// An engine, and the JIT promote threshold of the kernels it runs; `name` labels failures.
 struct Mode {
     name: &'static str,
     engine: Engine,
     jit_hot: u32,
 }
 
-/// Every available engine, `--engine jit` three ways: as shipped (tiered at `tier::jit_threshold()`), the
+impl Mode {
+    /// `ex`'s kernel, compiled and tiered as this mode says.
+    fn kernel(&self, ex: &examples::Example) -> Kernel {
+        assemble(ex).with_config(CompileConfig { jit_hot: self.jit_hot, ..Default::default() })
+    }
+}
+
+/// Every available engine, `--engine jit` three ways: as shipped (tiered at `tier::JIT_HOT_BLOCK`), the
 /// optimising tier for every block (promote threshold 0) and the quick tier alone (`u32::MAX`). As shipped,
 /// blocks that never get hot would leave the optimising tier untested and hot ones the quick tier.
 fn modes() -> Vec<Mode> {
-    let shipped = tier::jit_threshold();
+    let shipped = tier::JIT_HOT_BLOCK;
     let mode = |name, engine, jit_hot| Mode { name, engine, jit_hot };
     [
         mode("interp", Engine::Interp, shipped),
@@ -35,8 +42,7 @@ fn modes() -> Vec<Mode> {
 
 /// Runs one example in one mode and returns its check summary.
 fn run(ex: &examples::Example, mode: &Mode, threads: Option<usize>) -> Result<String, String> {
-    let kernel = assemble(ex);
-    kernel.promote.reset(mode.jit_hot);
+    let kernel = mode.kernel(ex);
     let device = Device::new().map_err(|e| e.to_string())?;
     let setup = (ex.setup)(&device, Size::Small)?;
     let cfg = LaunchConfig { engine: mode.engine, threads, ..setup.cfg.clone() };
@@ -133,10 +139,9 @@ fn empty_retires_one_instruction_per_wave() {
 #[test]
 fn vadd_threads_agree() {
     let ex = examples::by_name("vadd").unwrap();
-    let kernel = assemble(ex);
     let memory = |mode: &Mode, threads: usize| {
         // Every launch starts from the mode's threshold, not from the heat the previous launch left.
-        kernel.promote.reset(mode.jit_hot);
+        let kernel = mode.kernel(ex);
         let device = Device::new().unwrap();
         let setup = (ex.setup)(&device, Size::Small).unwrap();
         device

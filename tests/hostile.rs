@@ -25,6 +25,9 @@ struct Case {
     files: BTreeMap<String, String>,
     #[serde(default)]
     hex_files: BTreeMap<String, String>,
+    /// Environment variables set for the run.
+    #[serde(default)]
+    env: BTreeMap<String, String>,
     #[serde(default)]
     repeat: BTreeMap<String, (String, usize)>,
     exit: i32,
@@ -76,12 +79,13 @@ struct Ran {
 
 /// Runs the binary in `dir`, killing it when `timeout` passes (then `code` is `None`). Output goes to files so
 /// that a chatty child cannot block on a full pipe while we wait.
-fn run(dir: &Path, args: &[String], timeout: Duration) -> Ran {
+fn run(dir: &Path, args: &[String], env: &BTreeMap<String, String>, timeout: Duration) -> Ran {
     let (out_path, err_path) = (dir.join(".stdout"), dir.join(".stderr"));
     let start = Instant::now();
     let binary = std::env::var_os("LANEJIT_HOSTILE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_lanejit").into());
     let mut child = Command::new(binary)
         .args(args)
+        .envs(env)
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path).unwrap())
@@ -149,7 +153,7 @@ fn hostile_command_lines_fail_cleanly() {
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let dir = setup_dir(i, case);
-        let ran = run(&dir, &case.args, Duration::from_secs(case.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)));
+        let ran = run(&dir, &case.args, &case.env, Duration::from_secs(case.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS)));
         let found = problems(case, &dir, &ran);
         if !found.is_empty() {
             failures.push(format!(

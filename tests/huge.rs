@@ -104,7 +104,7 @@ fn runs_everywhere(k: &Kernel, n: usize, what: &str) {
     launch_and_check(k, Engine::Auto, n, &format!("{what}, every block hot"));
     let ck = k.tiers.current().expect("compiled blocks");
     assert!(ck.guest_insns * 2 > count_insns(k), "{what}: auto compiled {} instructions", ck.guest_insns);
-    k.tiers.reset(lanejit::tier::auto_threshold());
+    k.tiers.reset(lanejit::tier::AUTO_HOT_BLOCK);
 }
 
 fn count_insns(k: &Kernel) -> usize {
@@ -114,7 +114,7 @@ fn count_insns(k: &Kernel) -> usize {
 /// Both tiers; each compiled function's frame is within `FRAME_LIMIT`, and the kernel was split.
 fn frames_are_bounded(k: &Kernel, what: &str) {
     for tier in [Tier::Quick, Tier::Opt] {
-        let ck = compile_blocks(&k.code, None, tier).expect("compiles");
+        let ck = compile_blocks(&k.code, None, tier, &Default::default()).expect("compiles");
         assert!(ck.max_frame_bytes <= FRAME_LIMIT, "{what}, {tier:?}: a frame of {} bytes", ck.max_frame_bytes);
         assert!(ck.functions > 1, "{what}, {tier:?}: one function");
     }
@@ -171,7 +171,7 @@ fn compile_cpu_time(k: &Kernel, tier: Tier, runs: usize) -> Duration {
     (0..runs)
         .map(|_| {
             let t0 = thread_cpu_time();
-            let ck = compile_blocks(&k.code, None, tier).expect("compiles");
+            let ck = compile_blocks(&k.code, None, tier, &Default::default()).expect("compiles");
             let t = thread_cpu_time() - t0;
             drop(ck);
             t
@@ -216,7 +216,7 @@ fn compiling_more_blocks_costs_only_the_new_ones() {
         hot
     };
     let (most, all) = (set(starts.len() - 100), set(starts.len()));
-    let base = compile_blocks(&k.code, Some(&most), Tier::Opt).expect("compiles");
+    let base = compile_blocks(&k.code, Some(&most), Tier::Opt, &Default::default()).expect("compiles");
     let t0 = thread_cpu_time();
     let more: CompiledKernel = compile_more(&base, &k.code, &all).expect("compiles");
     let t_more = thread_cpu_time() - t0;
@@ -310,7 +310,7 @@ fn dropped_kernels_release_their_code() {
     let k = straight_line(8);
     let compile_and_drop = |times: usize| {
         for _ in 0..times {
-            drop(compile_blocks(&k.code, None, Tier::Quick).expect("compiles"));
+            drop(compile_blocks(&k.code, None, Tier::Quick, &Default::default()).expect("compiles"));
         }
     };
     compile_and_drop(2_000);

@@ -85,7 +85,7 @@ fn table() -> String {
         words.extend(&end);
         let code = Code::new(words);
         let how = |tier| {
-            let ck = compile_blocks(&code, None, tier).expect("compiles");
+            let ck = compile_blocks(&code, None, tier, &Default::default()).expect("compiles");
             name(&ck.lowering.iter().filter(|(pc, _)| *pc == 0).map(|(_, l)| *l).collect::<Vec<_>>())
         };
         out += &format!("{label}: {} {}\n", how(Tier::Quick), how(Tier::Opt));
@@ -128,11 +128,12 @@ fn the_snapshot_names_every_instruction() {
 #[test]
 fn launch_stats_count_interpreted_instructions() {
     use lanejit::examples::{self, Size};
-    use lanejit::{Device, Engine, Kernel, LaunchConfig};
+    use lanejit::{CompileConfig, Device, Engine, Kernel, LaunchConfig};
     let ex = examples::by_name("saxpy").expect("bundled");
     let run = |engine: Engine, threshold: u32| {
-        let kernel = Kernel::from_asm(ex.name, ex.source).expect("assembles");
-        kernel.promote.reset(threshold);
+        let kernel = Kernel::from_asm(ex.name, ex.source)
+            .expect("assembles")
+            .with_config(CompileConfig { jit_hot: threshold, ..Default::default() });
         let device = Device::new().expect("device");
         let setup = (ex.setup)(&device, Size::Small).expect("setup");
         let stats =

@@ -2,7 +2,7 @@
 //! free at a cost independent of the number of live allocations, double frees refused, freed memory trapping
 //! on every engine and reading as zero when reused; and the speed of host copies (a figure, not a test).
 
-use lanejit::{tier, AllocError, Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
+use lanejit::{tier, AllocError, CompileConfig, Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -161,7 +161,7 @@ fn buffers_are_freed_on_drop() {
 
 /// Every engine, `--engine jit` in its three modes (tiered, optimising tier only, quick tier only).
 fn modes() -> Vec<(&'static str, Engine, u32)> {
-    let shipped = tier::jit_threshold();
+    let shipped = tier::JIT_HOT_BLOCK;
     vec![
         ("interp", Engine::Interp, shipped),
         ("jit", Engine::Jit, shipped),
@@ -179,9 +179,9 @@ fn a_kernel_reading_a_freed_buffer_traps_on_every_engine() {
     let src =
         "  u.ld.b64 u6, u0, 0\n  wait sm=0\n  v.shl.i v4, v0, 2\n  u.mov.k u9, 4\nloop:\n  ld.b32 v5, v4, u6, 0\n\
                \x20 wait vm=0\n  u.add.i u9, u9, -1\n  b.nz u9, loop\n  end\n";
-    let k = kernel(src);
+    let base = kernel(src);
     for (name, engine, hot) in modes() {
-        k.promote.reset(hot);
+        let k = base.clone().with_config(CompileConfig { jit_hot: hot, ..Default::default() });
         let d = Device::new().unwrap();
         let buf = d.alloc(4096).unwrap().addr;
         let cfg = LaunchConfig { engine, args: (buf + 2048).to_le_bytes().to_vec(), ..Default::default() };

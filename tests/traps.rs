@@ -2,7 +2,7 @@
 //! barrier deadlock, the report of a trap in one of many workgroups (deterministic: the lowest workgroup), and
 //! writes made before a trap.
 
-use lanejit::{tier, Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
+use lanejit::{tier, CompileConfig, Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
 use std::time::Duration;
 
 /// An engine, and the JIT promote threshold a run pins on its kernel; `name` labels failures.
@@ -13,19 +13,23 @@ struct Mode {
 }
 
 impl Mode {
-    /// The launch configuration of this mode, with `k`'s threshold pinned (every mode pins it: a kernel shared
-    /// by the modes of a test would otherwise carry the previous mode's threshold and heat).
-    fn cfg(&self, k: &Kernel) -> LaunchConfig {
-        k.promote.reset(self.jit_hot);
+    /// `base` compiled and tiered as this mode says (a kernel of its own: one shared by the modes of a test
+    /// would carry the previous mode's compiled code and heat).
+    fn kernel(&self, base: &Kernel) -> Kernel {
+        base.clone().with_config(CompileConfig { jit_hot: self.jit_hot, ..Default::default() })
+    }
+
+    /// The launch configuration of this mode.
+    fn cfg(&self) -> LaunchConfig {
         LaunchConfig { engine: self.engine, ..Default::default() }
     }
 }
 
-/// Every engine, `--engine jit` three ways: as shipped (tiered at `tier::jit_threshold()`), the optimising tier
+/// Every engine, `--engine jit` three ways: as shipped (tiered at `tier::JIT_HOT_BLOCK`), the optimising tier
 /// for every block (promote threshold 0) and the quick tier alone (`u32::MAX`). As shipped, a short run would
 /// test the quick tier only.
 fn modes() -> [Mode; 5] {
-    let shipped = tier::jit_threshold();
+    let shipped = tier::JIT_HOT_BLOCK;
     let mode = |name, engine, jit_hot| Mode { name, engine, jit_hot };
     [
         mode("interp", Engine::Interp, shipped),
@@ -51,10 +55,11 @@ fn trap_of(mode: &str, r: Result<lanejit::LaunchStats, LaunchError>) -> lanejit:
 
 #[test]
 fn an_infinite_loop_exhausts_the_budget() {
-    let k = kernel("loop:\n  v.add v3, v3, v0\n  j loop\n");
+    let base = kernel("loop:\n  v.add v3, v3, v0\n  j loop\n");
     for m in modes() {
+        let k = m.kernel(&base);
         let d = Device::new().unwrap();
-        let t = trap_of(m.name, d.launch(&k, &LaunchConfig { budget: 100_000, ..m.cfg(&k) }));
+        let t = trap_of(m.name, d.launch(&k, &LaunchConfig { budget: 100_000, ..m.cfg() }));
         assert_eq!(t.kind, TrapKind::BudgetExceeded, "{}: {t}", m.name);
         assert!(t.detail.contains("budget"), "{}: {t}", m.name);
     }
@@ -62,10 +67,11 @@ fn an_infinite_loop_exhausts_the_budget() {
 
 #[test]
 fn the_wall_clock_deadline_stops_a_launch() {
-    let k = kernel("loop:\n  v.add v3, v3, v0\n  j loop\n");
+    let base = kernel("loop:\n  v.add v3, v3, v0\n  j loop\n");
     for m in modes() {
+        let k = m.kernel(&base);
         let d = Device::new().unwrap();
-        let cfg = LaunchConfig { deadline: Some(Duration::from_millis(50)), ..m.cfg(&k) };
+        let cfg = LaunchConfig { deadline: Some(Duration::from_millis(50)), ..m.cfg() };
         let t = trap_of(m.name, d.launch(&k, &cfg));
         // A deadline stop has its own kind: it depends on host speed, an instruction budget stop does not.
         assert_eq!(t.kind, TrapKind::DeadlineExceeded, "{}", m.name);
@@ -77,10 +83,11 @@ fn the_wall_clock_deadline_stops_a_launch() {
 fn waves_at_different_barriers_deadlock_with_a_report() {
     // Wave 0 (u5 = 0) waits at the first barrier, wave 1 at the second.
     let src = ".workgroup 64\n  csr.r u5, wave_id\n  b.nz u5, other\n  barrier\n  end\nother:\n  barrier\n  end\n";
-    let k = kernel(src);
+    let base = kernel(src);
     for m in modes() {
+        let k = m.kernel(&base);
         let d = Device::new().unwrap();
-        let t = trap_of(m.name, d.launch(&k, &m.cfg(&k)));
+        let t = trap_of(m.name, d.launch(&k, &m.cfg()));
         assert_eq!(t.kind, TrapKind::BarrierDeadlock, "{}: {t}", m.name);
         assert!(t.detail.contains("wave 0 at 0x8") && t.detail.contains("wave 1 at 0x10"), "{}: {t}", m.name);
         // The report names the wave at the other barrier (not wave 0, whatever waited first), and its pc.
@@ -92,10 +99,11 @@ fn waves_at_different_barriers_deadlock_with_a_report() {
 fn a_barrier_releases_when_every_live_wave_arrives_and_ended_waves_do_not_count() {
     // Wave 1 ends at once; wave 0 passes its barrier alone.
     let src = ".workgroup 64\n  csr.r u5, wave_id\n  b.nz u5, done\n  barrier\n  v.add v3, v3, v0\ndone:\n  end\n";
-    let k = kernel(src);
+    let base = kernel(src);
     for m in modes() {
+        let k = m.kernel(&base);
         let d = Device::new().unwrap();
-        d.launch(&k, &m.cfg(&k)).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+        d.launch(&k, &m.cfg()).unwrap_or_else(|e| panic!("{}: {e}", m.name));
     }
 }
 
@@ -106,17 +114,14 @@ fn the_lowest_trapping_workgroup_is_reported_and_earlier_writes_stay() {
     let src = "  u.ld.b64 u6, u0, 0\n  wait sm=0\n  u.shl.i u8, u2, 2\n  v.mov.u v4, u8\n  v.mov.u v5, u2\n\
                \x20 st.b32 v5, v4, u6, 0\n  wait vst=0\n  u.seq.i u9, u2, 5\n  b.nz u9, bad\n  u.seq.i u9, u2, 9\n\
                \x20 b.nz u9, bad\n  end\nbad:\n  trap 7\n";
-    let k = kernel(src);
+    let base = kernel(src);
     for m in modes() {
+        let k = m.kernel(&base);
         for threads in [1, 2] {
             let d = Device::new().unwrap();
             let out = d.alloc(64 * 4).unwrap().addr;
-            let cfg = LaunchConfig {
-                grid: [16, 1, 1],
-                args: out.to_le_bytes().to_vec(),
-                threads: Some(threads),
-                ..m.cfg(&k)
-            };
+            let cfg =
+                LaunchConfig { grid: [16, 1, 1], args: out.to_le_bytes().to_vec(), threads: Some(threads), ..m.cfg() };
             let t = trap_of(m.name, d.launch(&k, &cfg));
             assert_eq!(
                 (t.kind, t.code, t.workgroup),
@@ -135,11 +140,12 @@ fn the_lowest_trapping_workgroup_is_reported_and_earlier_writes_stay() {
 fn out_of_bounds_accesses_name_lanes_and_addresses() {
     // Lanes 30 and 31 read past the end of a 120-byte buffer.
     let src = "  u.ld.b64 u6, u0, 0\n  wait sm=0\n  v.shl.i v4, v0, 2\n  ld.b32 v5, v4, u6, 0\n  end\n";
-    let k = kernel(src);
+    let base = kernel(src);
     for m in modes() {
+        let k = m.kernel(&base);
         let d = Device::new().unwrap();
         let buf = d.alloc(120).unwrap().addr;
-        let t = trap_of(m.name, d.launch(&k, &LaunchConfig { args: buf.to_le_bytes().to_vec(), ..m.cfg(&k) }));
+        let t = trap_of(m.name, d.launch(&k, &LaunchConfig { args: buf.to_le_bytes().to_vec(), ..m.cfg() }));
         assert_eq!(t.kind, TrapKind::MemoryFault, "{}: {t}", m.name);
         assert_eq!(t.lanes, 0xc000_0000, "{}: {t}", m.name);
         assert_eq!(t.addrs, vec![buf + 120, buf + 124], "{}: {t}", m.name);

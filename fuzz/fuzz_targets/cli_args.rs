@@ -12,6 +12,6 @@ fuzz_target!(|data: &[u8]| {
     let args = std::iter::once("lanejit").chain(text.split('\0'));
     let Ok(cli) = Cli::try_parse_from(args) else { return };
     if let Cmd::Run(a) = cli.cmd {
-        let _ = lanejit::runcmd::parse_inputs(&a.options());
+        let _ = lanejit::runcmd::parse_inputs(&a.options(&lanejit::CompileConfig::default()));
     }
 });

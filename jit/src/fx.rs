@@ -78,6 +78,8 @@ pub struct Fx<'a> {
     pub lowering: std::collections::BTreeSet<(u32, crate::runtime::Lowering)>,
     /// The lowering of the current instruction noted how it runs (else it is wholly native).
     pub noted: bool,
+    /// Print the CLIF instruction count of every lowered instruction (`Report::insts`).
+    pub report_insts: bool,
 }
 
 /// The vector and uniform registers a guest block names.
@@ -134,6 +136,7 @@ impl<'a> Fx<'a> {
             hits: None,
             lowering: Default::default(),
             noted: false,
+            report_insts: false,
         };
         if tier == crate::runtime::Tier::Quick {
             fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_HITS_OFFSET));

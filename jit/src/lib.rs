@@ -9,8 +9,10 @@ mod lanes;
 pub mod lanes_mem;
 mod lower;
 pub mod mutants;
+mod options;
 pub mod runtime;
 
+pub use options::{JitOptions, OptLevel, RegAlloc, Report};
 pub use runtime::{
     block_starts, compile, compile_blocks, compile_more, compile_quick, registers_named, registers_written, run,
     CompiledKernel, Exit, JitError, Lowering, NextWave, Tier,

@@ -9,9 +9,9 @@ use crate::fx::Fx;
 use crate::lanes_mem::{try_access, try_atomic, Access, Atomic, Window, WindowCache};
 use crate::lower;
 use crate::lower::mem::uniform::UniformAccess;
+use crate::options::{isa, JitOptions};
 use cranelift_codegen::ir::{types::*, AbiParam, Signature, UserFuncName};
 use cranelift_codegen::isa::CallConv;
-use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
@@ -219,6 +219,8 @@ pub struct CompiledKernel {
     /// Unique per compilation in this process (1, 2, …).
     pub id: u64,
     pub tier: Tier,
+    /// The options it was compiled with (`compile_more` compiles with them too).
+    pub options: JitOptions,
     /// Every way each compiled instruction may run (by pc, sorted): several when an inline path has a
     /// fallback, or the block's variants differ.
     pub lowering: Vec<(u32, Lowering)>,
@@ -265,38 +267,6 @@ impl Drop for ModuleHolder {
 #[derive(Debug, thiserror::Error)]
 #[error("JIT compilation failed: {0}")]
 pub struct JitError(pub String);
-
-/// The host ISA with `tier`'s settings, made once per process and tier (detection and flag parsing cost
-/// milliseconds).
-fn isa(tier: Tier) -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
-    type Isa = Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, String>;
-    static OPT: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
-    static QUICK: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
-    let cell = match tier {
-        Tier::Opt => &OPT,
-        Tier::Quick => &QUICK,
-    };
-    cell.get_or_init(|| detect_isa(tier).map_err(|e| e.0)).clone().map_err(JitError)
-}
-
-/// Cranelift settings per tier (see `Tier`). For `Opt`, `LANEJIT_JIT_OPT=none|speed|speed_and_size` and
-/// `LANEJIT_JIT_RA=backtracking|single_pass` override them, for measuring compile time against code speed.
-fn detect_isa(tier: Tier) -> Result<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
-    let mut flags = settings::builder();
-    let set = |f: &mut settings::Builder, k, v: &str| f.set(k, v).map_err(|e| JitError(e.to_string()));
-    let (opt, ra) = match tier {
-        Tier::Opt => (
-            std::env::var("LANEJIT_JIT_OPT").unwrap_or_else(|_| "speed".into()),
-            std::env::var("LANEJIT_JIT_RA").unwrap_or_else(|_| "backtracking".into()),
-        ),
-        Tier::Quick => ("none".into(), "single_pass".into()),
-    };
-    set(&mut flags, "opt_level", &opt)?;
-    set(&mut flags, "regalloc_algorithm", &ra)?;
-    set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
-    let isa_builder = cranelift_native::builder().map_err(|e| JitError(e.to_string()))?;
-    isa_builder.finish(settings::Flags::new(flags)).map_err(|e| JitError(e.to_string()))
-}
 
 /// Registers named by any instruction (see `fx::touched`): these live in variables inside compiled code.
 fn used_registers(blocks: &[Block]) -> ([bool; VREGS], [bool; UREGS]) {
@@ -348,13 +318,14 @@ fn window_slots(code: &Code) -> (Vec<u32>, usize) {
     (slot_of, n)
 }
 
-pub fn compile(code: &Code) -> Result<CompiledKernel, JitError> {
-    compile_blocks(code, None, Tier::Opt)
+/// The whole kernel with the `Opt` tier.
+pub fn compile(code: &Code, opts: &JitOptions) -> Result<CompiledKernel, JitError> {
+    compile_blocks(code, None, Tier::Opt, opts)
 }
 
 /// The whole kernel with the `Quick` tier.
-pub fn compile_quick(code: &Code) -> Result<CompiledKernel, JitError> {
-    compile_blocks(code, None, Tier::Quick)
+pub fn compile_quick(code: &Code, opts: &JitOptions) -> Result<CompiledKernel, JitError> {
+    compile_blocks(code, None, Tier::Quick, opts)
 }
 
 /// Byte pcs of every block start (what `compile_blocks` may be asked to compile).
@@ -364,14 +335,19 @@ pub fn block_starts(code: &Code) -> Vec<u32> {
 
 /// Compiles the blocks whose start word is set in `only` (all blocks for `None`); entering any other block
 /// returns to the run loop, which interprets until it reaches a compiled block (`auto` tiering).
-pub fn compile_blocks(code: &Code, only: Option<&[bool]>, tier: Tier) -> Result<CompiledKernel, JitError> {
-    compile_onto(code, only, tier, None)
+pub fn compile_blocks(
+    code: &Code,
+    only: Option<&[bool]>,
+    tier: Tier,
+    opts: &JitOptions,
+) -> Result<CompiledKernel, JitError> {
+    compile_onto(code, only, tier, opts, None)
 }
 
-/// `base` plus the blocks of `only` it does not compile, compiled with `base`'s tier: only the new blocks are
+/// `base` plus the blocks of `only` it does not compile, compiled with `base`'s tier and options: only the new blocks are
 /// compiled (in time proportional to them), and `base`'s code is shared, not copied.
 pub fn compile_more(base: &CompiledKernel, code: &Code, only: &[bool]) -> Result<CompiledKernel, JitError> {
-    compile_onto(code, Some(only), base.tier, Some(base))
+    compile_onto(code, Some(only), base.tier, &base.options, Some(base))
 }
 
 /// How many of `blocks` (in code order) the next function may hold: up to `FUNCTION_WEIGHT`, spanning at most
@@ -392,6 +368,7 @@ fn compile_onto(
     code: &Code,
     only: Option<&[bool]>,
     tier: Tier,
+    opts: &JitOptions,
     base: Option<&CompiledKernel>,
 ) -> Result<CompiledKernel, JitError> {
     let t0 = Instant::now();
@@ -400,7 +377,7 @@ fn compile_onto(
         let wanted = only.is_none_or(|keep| keep.get((b.start / 4) as usize).copied().unwrap_or(false));
         wanted && !base.is_some_and(|k| k.is_start(b.start))
     });
-    let isa = isa(tier)?;
+    let isa = isa(tier, opts)?;
     let mut holder = ModuleHolder(std::mem::ManuallyDrop::new(JITModule::new(JITBuilder::with_isa(
         isa.clone(),
         cranelift_module::default_libcall_names(),
@@ -418,7 +395,8 @@ fn compile_onto(
     let mut rest: &[Block] = &blocks;
     let mut lowering = base.map_or_else(Vec::new, |k| k.lowering.clone());
     while !rest.is_empty() {
-        let (id, frame, emitted, lowered) = define_function(module, &isa, tier, &rest[..next_group(rest)], &slot_of)?;
+        let (id, frame, emitted, lowered) =
+            define_function(module, &isa, tier, opts, &rest[..next_group(rest)], &slot_of)?;
         lowering.extend(lowered);
         max_frame_bytes = max_frame_bytes.max(frame);
         funcs.push((id, &rest[..emitted]));
@@ -435,7 +413,7 @@ fn compile_onto(
     }
     lowering.sort_unstable();
     let new_insns: usize = blocks.iter().map(|b| b.ops.len()).sum();
-    if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
+    if opts.report.timing {
         eprintln!(
             "jit: {new_insns} insns in {} functions (largest frame {max_frame_bytes} bytes), total {:?}",
             funcs.len(),
@@ -452,6 +430,7 @@ fn compile_onto(
         slot_of,
         id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         tier,
+        options: *opts,
         lowering,
         functions: base.map_or(0, |k| k.functions) + funcs.len(),
         max_frame_bytes,
@@ -471,8 +450,9 @@ fn entry_signature(ptr: cranelift_codegen::ir::Type) -> Signature {
 /// returns it with its frame size and the number of blocks it holds.
 fn define_function(
     module: &mut JITModule,
-    isa: &std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>,
+    isa: &crate::options::TargetIsa,
     tier: Tier,
+    opts: &JitOptions,
     blocks: &[Block],
     slot_of: &std::sync::Arc<[u32]>,
 ) -> Result<(cranelift_module::FuncId, u32, usize, Vec<(u32, Lowering)>), JitError> {
@@ -500,6 +480,7 @@ fn define_function(
         };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.slot_of = slot_of.clone();
+        fx.report_insts = opts.report.insts;
         emitted = lower::emit_function(&mut fx, blocks, FUNCTION_CLIF);
         fx.emit_exit_block();
         fx.b.seal_all_blocks();
@@ -507,12 +488,12 @@ fn define_function(
         fx.b.finalize(isa.frontend_config());
     }
     let t_ir = t0.elapsed();
-    if std::env::var_os("LANEJIT_JIT_CLIF").is_some() {
+    if opts.report.clif {
         eprintln!("{}", ctx.func.display());
     }
     let defined = module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")));
     let frame = ctx.compiled_code().and_then(|c| c.buffer.frame_layout()).map_or(0, |f| f.frame_to_fp_offset);
-    if std::env::var_os("LANEJIT_JIT_TIMING").is_some() {
+    if opts.report.timing {
         eprintln!(
             "jit: function of {} insns, IR built in {:?}, total {:?}, {} CLIF insts, frame {frame} bytes",
             blocks[..emitted].iter().map(|b| b.ops.len()).sum::<usize>(),

@@ -239,13 +239,6 @@ fn budget_check(fx: &mut Fx, block: &Block) {
     fx.b.def_var(fx.steps, steps);
 }
 
-/// `LANEJIT_JIT_INSTS` is set: print the CLIF instructions each guest instruction became (read once, not per
-/// lowered instruction).
-fn report_insts() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("LANEJIT_JIT_INSTS").is_some())
-}
-
 fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
     let block_len = block.ops.len() as u32;
     fx.block_exec = Some(fx.exec_val());
@@ -255,7 +248,7 @@ fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
         let before = fx.b.func.dfg.num_insts();
         fx.noted = false;
         let lowered = lower_op(fx, &op.insn, &site);
-        if report_insts() {
+        if fx.report_insts {
             eprintln!("{:>5} CLIF  {:?} {}", fx.b.func.dfg.num_insts() - before, lowered, op.insn.id().info().mnemonic);
         }
         // Lowerings with a runtime call say so, and note their inline path too; others are wholly native.
