@@ -120,10 +120,10 @@ pub struct WaveArgs {
 pub struct RunArgs {
     /// Kernel source (.s) or binary; a bundled example name also works (see --list).
     pub kernel: Option<String>,
-    /// Grid size in workgroups, x[,y[,z]] (at most 4294967295 workgroups in all).
+    /// Grid size in workgroups, `x[,y[,z]]` (at most 4294967295 workgroups in all).
     #[arg(long, value_parser = parse_grid)]
     pub grid: Option<[u32; 3]>,
-    /// Workgroup size in threads, x[,y[,z]] (default: the kernel's .workgroup; at most 1024 threads).
+    /// Workgroup size in threads, `x[,y[,z]]` (default: the kernel's .workgroup; at most 1024 threads).
     #[arg(long, value_parser = parse_workgroup)]
     pub wg: Option<[u32; 3]>,
     /// A buffer `TYPE:COUNT[:INIT]` (TYPE u32|i32|f32; INIT zero|iota|const=V|rand=SEED); its address is appended

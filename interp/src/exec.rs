@@ -44,7 +44,7 @@ impl Code {
     }
     /// The instruction at byte address `pc`, or the trap for fetching there.
     pub fn fetch(&self, pc: u32) -> Result<(Insn, u32), Trap> {
-        if pc % 4 != 0 || pc >= self.len_bytes() {
+        if !pc.is_multiple_of(4) || pc >= self.len_bytes() {
             return Err(Trap::new(
                 TrapKind::PcOutOfRange,
                 pc,

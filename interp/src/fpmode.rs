@@ -1,6 +1,6 @@
 //! The float mode of an instruction: its `rm` operand, or fcsr's rounding mode for `dyn`, plus fcsr's
-//! denormal-flush bits. fcsr layout (group 1, `csr.*`): [2:0] rounding mode in the `rm` encoding, [3] flush
-//! f32 denormals, [4] flush f16 denormals. fcsr never holds `dyn` (writing it traps).
+//! denormal-flush bits. fcsr layout (group 1, `csr.*`): bits 2:0 the rounding mode in the `rm` encoding, bit 3 flush
+//! f32 denormals, bit 4 flush f16 denormals. fcsr never holds `dyn` (writing it traps).
 
 use crate::fp::{FpMode, Round};
 use lanejit_isa::Rm;

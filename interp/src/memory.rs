@@ -55,7 +55,7 @@ pub struct HostRegion {
 
 /// Natural alignment check shared by every implementation.
 pub fn check_align(addr: u64, size: u32) -> Result<(), MemFault> {
-    if addr % size as u64 == 0 {
+    if addr.is_multiple_of(size as u64) {
         Ok(())
     } else {
         Err(MemFault::Misaligned)

@@ -21,7 +21,7 @@ pub enum Dir {
 }
 
 /// A vector access: `bytes` per lane (1, 2, 4, 8, 16), into/out of consecutive registers from `rd`; lane l's
-/// address is u[rs2]:u[rs2+1] + v[rs1][l] + imm (global, constant), or (u[rs2] + v[rs1][l] + imm) mod 2^32
+/// address is `u[rs2]:u[rs2+1] + v[rs1][l] + imm` (global, constant), or `(u[rs2] + v[rs1][l] + imm) mod 2^32`
 /// (shared).
 #[derive(Clone, Copy, Debug)]
 pub struct Access {
@@ -84,7 +84,7 @@ impl Access {
 }
 
 /// An atomic with a uniform base (`atom.*`, not `.a64`): the 32-bit word of each active lane is read, combined
-/// with v[rd] (and, for cas, the compare value v[rd+1]) by the interpreter's own `AtomOp::apply`, and written
+/// with `v[rd]` (and, for cas, the compare value `v[rd+1]`) by the interpreter's own `AtomOp::apply`, and written
 /// back in one host atomic operation, lanes ascending as the interpreter goes.
 #[derive(Clone, Copy, Debug)]
 pub struct Atomic {

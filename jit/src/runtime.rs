@@ -395,7 +395,7 @@ fn compile_onto(
     let mut rest: &[Block] = &blocks;
     let mut lowering = base.map_or_else(Vec::new, |k| k.lowering.clone());
     while !rest.is_empty() {
-        let (id, frame, emitted, lowered) =
+        let Defined { id, frame, emitted, lowering: lowered } =
             define_function(module, &isa, tier, opts, &rest[..next_group(rest)], &slot_of)?;
         lowering.extend(lowered);
         max_frame_bytes = max_frame_bytes.max(frame);
@@ -446,8 +446,16 @@ fn entry_signature(ptr: cranelift_codegen::ir::Type) -> Signature {
     sig
 }
 
-/// Builds and compiles one function holding the first blocks of `blocks` (as many as `FUNCTION_CLIF` allows);
-/// returns it with its frame size and the number of blocks it holds.
+/// One compiled function: its id in the module, its frame size, how many blocks it holds, and how each of
+/// its instructions may run.
+struct Defined {
+    id: cranelift_module::FuncId,
+    frame: u32,
+    emitted: usize,
+    lowering: Vec<(u32, Lowering)>,
+}
+
+/// Builds and compiles one function holding the first blocks of `blocks` (as many as `FUNCTION_CLIF` allows).
 fn define_function(
     module: &mut JITModule,
     isa: &crate::options::TargetIsa,
@@ -455,7 +463,7 @@ fn define_function(
     opts: &JitOptions,
     blocks: &[Block],
     slot_of: &std::sync::Arc<[u32]>,
-) -> Result<(cranelift_module::FuncId, u32, usize, Vec<(u32, Lowering)>), JitError> {
+) -> Result<Defined, JitError> {
     let t0 = Instant::now();
     let ptr = module.target_config().pointer_type();
     let sig = entry_signature(ptr);
@@ -510,7 +518,7 @@ fn define_function(
         CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
     }
     defined?;
-    Ok((id, frame, emitted, lowering))
+    Ok(Defined { id, frame, emitted, lowering })
 }
 
 /// Largest function (CLIF instructions) whose Cranelift working memory is kept for the next compilation.
@@ -601,10 +609,8 @@ pub fn run(
         // (The waves that ended in the call retired `ended` in all; the running one started from 0 if any did.)
         left -= if ended > 0 { ended - r0 + w.retired } else { w.retired - r0 };
         match status {
-            s if s == Exit::End as u32 => {
-                if !next_wave(&mut next, w, env) {
-                    return Ok(Stop::End);
-                }
+            s if s == Exit::End as u32 && !next_wave(&mut next, w, env) => {
+                return Ok(Stop::End);
             }
             s if s == Exit::Barrier as u32 => return Ok(Stop::Barrier),
             s if s == Exit::Trap as u32 => return Err(trap.expect("a trap exit carries its trap")),

@@ -13,7 +13,7 @@
 //!
 //! Two implementations sit behind each arithmetic function: a fast path for round-to-nearest-even
 //! that uses host `+ - * / sqrt mul_add` (IEEE correctly rounded in Rust on every tier-1 target)
-//! and a soft path ([`soft`], on `rustc_apfloat`) for every other mode. The unit tests check that
+//! and a soft path (`soft`, on `rustc_apfloat`) for every other mode. The unit tests check that
 //! the two agree bit for bit and that both satisfy an independent exact-arithmetic oracle.
 
 mod binary16;
