@@ -40,7 +40,7 @@ pub enum Exit {
 /// one EXEC-masked variant per block, Cranelift without optimisation and with its single-pass register
 /// allocator; its blocks count their starts (`JitCtx::hits`) so that the hot ones can be recompiled. `Opt`
 /// makes the fastest code: a full-EXEC and a masked variant per block, opt_level `speed` and the backtracking
-/// allocator (see ../shared/notes/cranelift-0.135.md for what each setting costs and gains).
+/// allocator (see docs/cranelift-0.135.md for what each setting costs and gains).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
     Quick,

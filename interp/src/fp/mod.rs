@@ -4,7 +4,7 @@
 //! `u64` = binary64), so that no engine depends on how the host treats floats (NaN payloads,
 //! FTZ, x87, ...). Two engines that call these helpers agree bit for bit.
 //!
-//! Every operation follows the same pipeline (ISA.md, "Float rules"):
+//! Every operation follows the same pipeline (docs/architecture.md, "Float rules"):
 //! 1. input flush: with the format's flush bit set (`FpMode::flush32` / `flush16`), a subnormal
 //!    input is read as a zero of the same sign. binary64 has no flush control;
 //! 2. the IEEE 754 operation, correctly rounded in `FpMode::round`;
