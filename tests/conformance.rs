@@ -1,13 +1,21 @@
-//! Runs every conformance case under `tests/cases/` on every engine this build has, the JIT in each of its modes.
+//! Runs every conformance case under `tests/cases/` on every engine this build has, the JIT in each of its
+//! modes: one test per case file and mode, named `MODE::DIR/FILE` (e.g. `jit-opt::xlane/shfl`), so that
+//! `cargo test --test conformance -- xlane` runs one group and a failure names its file. A custom harness
+//! (libtest-mimic): the test names come from the files found at run time.
 
 use lanejit::cases::{self, Case};
 use lanejit::{engine_available, tier, CompileConfig, Engine};
-use std::path::PathBuf;
-use std::sync::OnceLock;
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn cases_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases")
+}
 
 fn case_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut dirs = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases")];
+    let mut dirs = vec![cases_dir()];
     while let Some(d) = dirs.pop() {
         for e in std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().path()) {
             if e.is_dir() {
@@ -21,71 +29,55 @@ fn case_files() -> Vec<PathBuf> {
     out
 }
 
-/// Every case file with its cases, loaded once for all the tests of this binary.
-fn all_cases() -> &'static [(PathBuf, Vec<Case>)] {
-    static CASES: OnceLock<Vec<(PathBuf, Vec<Case>)>> = OnceLock::new();
-    CASES.get_or_init(|| {
-        case_files()
-            .into_iter()
-            .map(|p| match cases::load(&p) {
-                Ok(f) => (p, f.cases),
-                Err(e) => panic!("{e}"),
-            })
-            .collect()
-    })
+/// `--engine jit` runs three ways: as shipped (tiered at `tier::JIT_HOT_BLOCK`), the optimising tier for every
+/// block (promote threshold 0) and the quick tier alone (`u32::MAX`): cases are short and rarely make a block
+/// hot, so as shipped they would test the quick tier only.
+const MODES: [(&str, Engine, u32); 5] = [
+    ("interp", Engine::Interp, tier::JIT_HOT_BLOCK),
+    ("jit", Engine::Jit, tier::JIT_HOT_BLOCK),
+    ("jit-opt", Engine::Jit, 0),
+    ("jit-quick", Engine::Jit, u32::MAX),
+    ("auto", Engine::Auto, tier::JIT_HOT_BLOCK),
+];
+
+/// Runs every case of one file on `engine`, the JIT promote threshold pinned to `jit_hot`; the error lists
+/// every failing case.
+fn check_file(path: &Path, cases: &[Case], engine: Engine, jit_hot: u32) -> Result<(), Failed> {
+    let compile = CompileConfig { jit_hot, ..Default::default() };
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            cases::run_case_with(case, engine, &compile)
+                .err()
+                .map(|e| format!("{} :: {}\n{e}", path.display(), case.name))
+        })
+        .collect();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} of {} cases failed:\n\n{}", failures.len(), cases.len(), failures.join("\n\n")).into())
+    }
 }
 
-/// Runs every case on `engine`, the kernel's JIT promote threshold pinned to `jit_hot`; failures are labelled
-/// with `mode`.
-fn check(mode: &str, engine: Engine, jit_hot: u32) {
-    if engine_available(engine).is_err() {
-        return;
-    }
-    let (mut total, mut failures) = (0, Vec::new());
-    for (path, file_cases) in all_cases() {
-        for case in file_cases {
-            total += 1;
-            if let Err(e) = cases::run_case_with(case, engine, &CompileConfig { jit_hot, ..Default::default() }) {
-                failures.push(format!("{} :: {} [{mode}]\n{e}", path.display(), case.name));
-            }
+fn main() {
+    let args = Arguments::from_args();
+    let files = case_files();
+    let mut trials = vec![Trial::test("cases_exist", {
+        let n = files.len();
+        move || if n > 0 { Ok(()) } else { Err("no conformance case files under tests/cases".into()) }
+    })];
+    for path in files {
+        let name = path.strip_prefix(cases_dir()).unwrap().with_extension("").display().to_string();
+        // A file that does not load is one failing test per mode, named after it.
+        let loaded = Arc::new(cases::load(&path).map(|f| f.cases).map_err(|e| e.to_string()));
+        for (mode, engine, jit_hot) in MODES.into_iter().filter(|m| engine_available(m.1).is_ok()) {
+            let (loaded, path) = (loaded.clone(), path.clone());
+            trials.push(Trial::test(format!("{mode}::{name}"), move || match &*loaded {
+                Ok(cases) if cases.is_empty() => Err(format!("{}: no cases", path.display()).into()),
+                Ok(cases) => check_file(&path, cases, engine, jit_hot),
+                Err(e) => Err(e.clone().into()),
+            }));
         }
     }
-    assert!(total > 0, "no conformance cases found");
-    println!("{mode}: {total} case runs, {} failures", failures.len());
-    assert!(
-        failures.is_empty(),
-        "{mode}: {} of {total} case runs failed:\n\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
-}
-
-// One test per mode, so that the harness runs them side by side. `--engine jit` runs three ways: as shipped
-// (tiered at `tier::JIT_HOT_BLOCK`), the optimising tier for every block (promote threshold 0) and the quick
-// tier alone (`u32::MAX`): cases are short and rarely make a block hot, so as shipped they would test the quick
-// tier only.
-
-#[test]
-fn cases_pass_on_interp() {
-    check("interp", Engine::Interp, tier::JIT_HOT_BLOCK);
-}
-
-#[test]
-fn cases_pass_on_jit() {
-    check("jit", Engine::Jit, tier::JIT_HOT_BLOCK);
-}
-
-#[test]
-fn cases_pass_on_jit_opt() {
-    check("jit-opt", Engine::Jit, 0);
-}
-
-#[test]
-fn cases_pass_on_jit_quick() {
-    check("jit-quick", Engine::Jit, u32::MAX);
-}
-
-#[test]
-fn cases_pass_on_auto() {
-    check("auto", Engine::Auto, tier::JIT_HOT_BLOCK);
+    libtest_mimic::run(&args, trials).exit();
 }
