@@ -3,7 +3,7 @@
 //! optimising tier; `auto` compiles block by block as blocks become hot (`tier`), running the compiled blocks
 //! natively and the others in the interpreter.
 
-use crate::tier::Tiers;
+use crate::tier::HotBlocks;
 use crate::{Engine, Kernel};
 use lanejit_interp::{run, run_counting, Code, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
 use lanejit_jit::lanes_mem::WindowCache;
@@ -17,7 +17,7 @@ use std::sync::Arc;
 pub struct Runner<'k> {
     kernel: &'k Kernel,
     engine: Engine,
-    /// `Tiers::generation` of the tiering state `opt` was taken from (`u64::MAX`: not taken yet).
+    /// `HotBlocks::generation` of the tiering state `opt` was taken from (`u64::MAX`: not taken yet).
     generation: u64,
     opt: Option<Arc<CompiledKernel>>,
     counts: Counts,
@@ -32,7 +32,7 @@ struct Counts {
 }
 
 impl Counts {
-    fn harvest(&mut self, tiers: &Tiers, code: &Code) {
+    fn harvest(&mut self, tiers: &HotBlocks, code: &Code) {
         if self.unharvested > 0 {
             tiers.harvest(code, &mut self.hits);
             self.unharvested = 0;
@@ -40,7 +40,7 @@ impl Counts {
     }
 
     /// The buffer for one more chunk (harvesting first when enough chunks have been counted).
-    fn next(&mut self, tiers: &Tiers, code: &Code) -> &mut [u32] {
+    fn next(&mut self, tiers: &HotBlocks, code: &Code) -> &mut [u32] {
         if self.unharvested >= HARVEST_EVERY {
             self.harvest(tiers, code);
         }
@@ -69,20 +69,20 @@ impl<'k> Runner<'k> {
 
     /// Adds the counts so far to the tiering state's heat (which may compile blocks that became hot).
     pub fn harvest(&mut self) {
-        self.counts.harvest(self.tiers(), &self.kernel.code);
+        self.counts.harvest(self.hot_blocks(), &self.kernel.code);
     }
 
     /// The tiering state whose compiled code this runner runs.
-    fn tiers(&self) -> &'k Tiers {
+    fn hot_blocks(&self) -> &'k HotBlocks {
         match self.engine {
-            Engine::Auto => &self.kernel.tiers,
-            _ => &self.kernel.promote,
+            Engine::Auto => &self.kernel.auto_tiering,
+            _ => &self.kernel.jit_promotion,
         }
     }
 
     /// Takes the newest compiled code of the tiering state into `opt` (looked up only when it changed).
     fn refresh(&mut self) {
-        let tiers = self.tiers();
+        let tiers = self.hot_blocks();
         let g = tiers.generation();
         if g != self.generation {
             self.opt = tiers.current();
@@ -109,7 +109,7 @@ impl<'k> Runner<'k> {
         let kernel = self.kernel;
         let code = &kernel.code;
         match (self.engine, tracer) {
-            (Engine::Jit, None) if kernel.promote.compiles_everything() => match kernel.compiled() {
+            (Engine::Jit, None) if kernel.jit_promotion.compiles_everything() => match kernel.compiled() {
                 Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, None, windows, next),
                 // `launch` compiles before it starts, so this is only reached by callers that did not check.
                 Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None)),
@@ -123,17 +123,17 @@ impl<'k> Runner<'k> {
                         Some(opt) => &[opt, quick],
                         None => &[quick],
                     };
-                    let hits = self.counts.next(&kernel.promote, code);
+                    let hits = self.counts.next(&kernel.jit_promotion, code);
                     lanejit_jit::run(codes, code, w, mem, env, max_steps, Some(hits), windows, next)
                 }
                 Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None)),
             },
-            (Engine::Auto, None) if kernel.tiers.compiles_everything() => {
+            (Engine::Auto, None) if kernel.auto_tiering.compiles_everything() => {
                 Runner::new(kernel, Engine::Jit).run(w, mem, env, max_steps, None, windows, next)
             }
             (Engine::Auto, None) => {
                 self.refresh();
-                let hits = self.counts.next(&kernel.tiers, code);
+                let hits = self.counts.next(&kernel.auto_tiering, code);
                 match &self.opt {
                     Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, Some(hits), windows, next),
                     None => interpreted(w, env, max_steps, windows, next, |w, env, n| {

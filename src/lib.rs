@@ -37,7 +37,7 @@ pub enum Engine {
     #[default]
     Interp,
     /// Compile every block with Cranelift before running: first with the quick tier, then the blocks that
-    /// run often again with the optimising tier (`Kernel::promote`).
+    /// run often again with the optimising tier (`Kernel::jit_promotion`).
     Jit,
     /// Interpret cold blocks, compile hot ones.
     Auto,
@@ -58,10 +58,10 @@ pub struct Kernel {
     jit: Arc<OnceLock<Result<CompiledKernel, String>>>,
     quick: Arc<OnceLock<Result<CompiledKernel, String>>>,
     /// Block-by-block compilation for `--engine auto`.
-    pub tiers: Arc<tier::Tiers>,
+    pub auto_tiering: Arc<tier::HotBlocks>,
     /// `--engine jit`: which blocks of the quick code have been recompiled with the optimising tier (after
     /// `JIT_HOT_BLOCK` starts; a threshold of 0 compiles every block with it up front, `u32::MAX` never does).
-    pub promote: Arc<tier::Tiers>,
+    pub jit_promotion: Arc<tier::HotBlocks>,
     written: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     named: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     barrier: Arc<OnceLock<bool>>,
@@ -76,15 +76,15 @@ impl Kernel {
 
     fn with_program_config(program: Program, config: CompileConfig) -> Kernel {
         let code = Arc::new(Code::new(program.words.clone()));
-        let tiers = Arc::new(tier::Tiers::new(&code, config.auto_hot, config.jit));
-        let promote = Arc::new(tier::Tiers::new(&code, config.jit_hot, config.jit));
+        let auto_tiering = Arc::new(tier::HotBlocks::new(&code, config.auto_hot, config.jit));
+        let jit_promotion = Arc::new(tier::HotBlocks::new(&code, config.jit_hot, config.jit));
         Kernel {
             program,
             code,
             jit: Arc::default(),
             quick: Arc::default(),
-            tiers,
-            promote,
+            auto_tiering,
+            jit_promotion,
             written: Arc::default(),
             named: Arc::default(),
             barrier: Arc::default(),
@@ -142,10 +142,10 @@ impl Kernel {
             .map_err(Clone::clone)
     }
 
-    /// Compiles what `--engine jit` starts with (the quick code, or the optimised code when `promote` compiles
+    /// Compiles what `--engine jit` starts with (the quick code, or the optimised code when `jit_promotion` compiles
     /// everything up front), so that a compile error is reported before anything runs.
     pub fn jit_ready(&self) -> Result<(), String> {
-        if self.promote.compiles_everything() {
+        if self.jit_promotion.compiles_everything() {
             self.compiled().map(drop)
         } else {
             self.quick().map(drop)

@@ -47,7 +47,7 @@ impl Default for CompileConfig {
 /// blocks added since the previous one).
 pub const WHOLE_RECOMPILE_BLOCKS: usize = 256;
 
-pub struct Tiers {
+pub struct HotBlocks {
     /// Word indices of block starts.
     starts: Vec<usize>,
     /// Starts counted per block (indexed like `starts`).
@@ -79,15 +79,15 @@ struct TierState {
 
 thread_local! {
     /// Per-thread instruction counts of the chunk being run (reused: allocated once per thread and kernel size).
-    /// Tagged with the `Tiers` it counts for: another kernel's leftover counts must not be read as this one's
+    /// Tagged with the `HotBlocks` it counts for: another kernel's leftover counts must not be read as this one's
     /// (a stale tag after a kernel is dropped could only misjudge heat, never change a result).
     static HITS: RefCell<(usize, Vec<u32>)> = const { RefCell::new((0, Vec::new())) };
 }
 
-impl Tiers {
-    pub fn new(code: &Code, threshold: u32, options: lanejit_jit::JitOptions) -> Tiers {
+impl HotBlocks {
+    pub fn new(code: &Code, threshold: u32, options: lanejit_jit::JitOptions) -> HotBlocks {
         let starts: Vec<usize> = lanejit_jit::block_starts(code).iter().map(|&pc| (pc / 4) as usize).collect();
-        Tiers {
+        HotBlocks {
             heat: starts.iter().map(|_| AtomicU32::new(0)).collect(),
             starts,
             threshold: AtomicU32::new(threshold),
@@ -149,7 +149,7 @@ impl Tiers {
     pub fn profiled<R>(&self, code: &Code, f: impl FnOnce(&mut [u32]) -> R) -> R {
         HITS.with(|cell| {
             let mut buf = cell.borrow_mut();
-            let owner = self as *const Tiers as usize;
+            let owner = self as *const HotBlocks as usize;
             if buf.0 != owner || buf.1.len() != code.words.len() {
                 *buf = (owner, vec![0; code.words.len()]);
             }

@@ -137,7 +137,7 @@ fn run_chunks(
 ) -> Result<Ended, Trap> {
     let tiering = match engine {
         Engine::Auto => true,
-        Engine::Jit => kernel.promote.compiles_as_hot(),
+        Engine::Jit => kernel.jit_promotion.compiles_as_hot(),
         Engine::Interp => false,
     };
     let mut chunk = if tiering { AUTO_FIRST_CHUNK } else { DEADLINE_CHUNK };

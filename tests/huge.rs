@@ -100,11 +100,11 @@ fn runs_everywhere(k: &Kernel, n: usize, what: &str) {
         launch_and_check(k, engine, n, what);
         wave_and_check(k, engine, n, what);
     }
-    k.tiers.reset(1);
+    k.auto_tiering.reset(1);
     launch_and_check(k, Engine::Auto, n, &format!("{what}, every block hot"));
-    let ck = k.tiers.current().expect("compiled blocks");
+    let ck = k.auto_tiering.current().expect("compiled blocks");
     assert!(ck.guest_insns * 2 > count_insns(k), "{what}: auto compiled {} instructions", ck.guest_insns);
-    k.tiers.reset(lanejit::tier::AUTO_HOT_BLOCK);
+    k.auto_tiering.reset(lanejit::tier::AUTO_HOT_BLOCK);
 }
 
 fn count_insns(k: &Kernel) -> usize {
@@ -239,18 +239,18 @@ fn auto_recompilation_work_is_linear_in_the_hot_blocks() {
     let k = chain(n);
     let starts: Vec<usize> = lanejit_jit::block_starts(&k.code).iter().map(|&pc| (pc / 4) as usize).collect();
     let threshold = 8;
-    k.tiers.reset(threshold);
+    k.auto_tiering.reset(threshold);
     let step = 40;
     let mut hot = 0;
     while hot < starts.len() {
         let next = (hot + step).min(starts.len());
         // One chunk end: blocks hot..next started `threshold` times.
-        k.tiers.profiled(&k.code, |hits| starts[hot..next].iter().for_each(|&w| hits[w] = threshold));
+        k.auto_tiering.profiled(&k.code, |hits| starts[hot..next].iter().for_each(|&w| hits[w] = threshold));
         hot = next;
     }
-    let total = k.tiers.blocks_compiled();
+    let total = k.auto_tiering.blocks_compiled();
     assert!(total <= 4 * starts.len(), "{total} blocks compiled for {} hot ones, {step} at a time", starts.len());
-    assert_eq!(k.tiers.current().expect("compiled").guest_insns, count_insns(&k));
+    assert_eq!(k.auto_tiering.current().expect("compiled").guest_insns, count_insns(&k));
     launch_and_check(&k, Engine::Auto, n, "chain compiled in steps");
 }
 
@@ -274,7 +274,7 @@ fn blocks_getting_hot_one_after_another_stay_exact() {
     let (m, iterations) = (600, 700);
     let (k, expected) = staircase(m, iterations);
     for (engine, threads) in [(Engine::Auto, 1), (Engine::Auto, 2), (Engine::Jit, 2)] {
-        let tiers = if engine == Engine::Jit { &k.promote } else { &k.tiers };
+        let tiers = if engine == Engine::Jit { &k.jit_promotion } else { &k.auto_tiering };
         tiers.reset(16);
         let device = Device::new().expect("device");
         let lanes = GRID as usize * LANES;

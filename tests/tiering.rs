@@ -5,7 +5,7 @@
 //! example still gives its exact answer; and the compiled set grows only with the blocks that ran.
 
 use lanejit::examples::{self, Size};
-use lanejit::tier::Tiers;
+use lanejit::tier::HotBlocks;
 use lanejit::{Device, Engine, Kernel, LaunchConfig};
 use lanejit_jit::Tier;
 
@@ -13,10 +13,10 @@ use lanejit_jit::Tier;
 const EXAMPLES: [&str; 7] = ["saxpy", "reduce", "scan", "matmul", "divergent", "alu_loop", "histogram"];
 
 /// The tiering `engine` does: `auto`'s block compilation or `jit`'s promotion of quick blocks.
-fn tiers_of(kernel: &Kernel, engine: Engine) -> &Tiers {
+fn tiers_of(kernel: &Kernel, engine: Engine) -> &HotBlocks {
     match engine {
-        Engine::Jit => &kernel.promote,
-        _ => &kernel.tiers,
+        Engine::Jit => &kernel.jit_promotion,
+        _ => &kernel.auto_tiering,
     }
 }
 
@@ -59,7 +59,7 @@ fn jit_examples_are_exact_whatever_blocks_are_optimised() {
 #[test]
 fn hot_loops_get_compiled_and_never_run_code_does_not() {
     let k = launch(Engine::Auto, "alu_loop", 8, 1);
-    let ck = k.tiers.current().expect("the loop of alu_loop runs thousands of times: it must be compiled");
+    let ck = k.auto_tiering.current().expect("the loop of alu_loop runs thousands of times: it must be compiled");
     assert!(
         ck.guest_insns > 0 && ck.guest_insns < k.code.words.len(),
         "compiled {} of {} words",
@@ -71,7 +71,7 @@ fn hot_loops_get_compiled_and_never_run_code_does_not() {
 #[test]
 fn jit_hot_loops_get_optimised_and_never_run_code_does_not() {
     let k = launch(Engine::Jit, "alu_loop", 8, 1);
-    let ck = k.promote.current().expect("the loop of alu_loop runs thousands of times: it must be optimised");
+    let ck = k.jit_promotion.current().expect("the loop of alu_loop runs thousands of times: it must be optimised");
     assert_eq!(ck.tier, Tier::Opt);
     assert!(
         ck.guest_insns > 0 && ck.guest_insns < k.code.words.len(),
@@ -84,14 +84,14 @@ fn jit_hot_loops_get_optimised_and_never_run_code_does_not() {
 #[test]
 fn thresholds_zero_and_max_mean_everything_and_nothing() {
     let k = launch(Engine::Auto, "divergent", u32::MAX, 2);
-    assert!(k.tiers.current().is_none(), "a threshold of u32::MAX never compiles");
+    assert!(k.auto_tiering.current().is_none(), "a threshold of u32::MAX never compiles");
     let k = launch(Engine::Auto, "divergent", 0, 2);
-    assert!(k.tiers.compiles_everything());
+    assert!(k.auto_tiering.compiles_everything());
 }
 
 /// alu_loop's loop would be promoted at any other threshold (see above); the answer is still exact.
 #[test]
 fn jit_threshold_max_never_promotes() {
     let k = launch(Engine::Jit, "alu_loop", u32::MAX, 2);
-    assert!(k.promote.current().is_none(), "a promote threshold of u32::MAX never optimises");
+    assert!(k.jit_promotion.current().is_none(), "a promote threshold of u32::MAX never optimises");
 }

@@ -457,7 +457,7 @@ impl<'a> Fx<'a> {
     /// Executes the instruction at `pc` in the interpreter, from compiled code: registers are stored before and
     /// reloaded after; the state's counters include the `done` instructions of the block before this one, so a
     /// trap, or a read of the `retired` CSR, sees the right count. A trap leaves through the exit.
-    pub fn call_interp(&mut self, pc: u32, done: u32) {
+    pub fn call_interpreter(&mut self, pc: u32, done: u32) {
         self.note_lowering(pc, crate::runtime::Lowering::Interpreter);
         self.call_runtime(self.helpers.step, pc, done, None);
     }
@@ -468,7 +468,7 @@ impl<'a> Fx<'a> {
         self.lowering.insert((pc, how));
     }
 
-    /// A vector load or store through the runtime (`runtime::helper_mem`), with `call_interp`'s contract; only
+    /// A vector load or store through the runtime (`runtime::helper_mem`), with `call_interpreter`'s contract; only
     /// `writes` (a load's destination group, nothing for a store) are reloaded after it.
     pub fn call_mem(&mut self, pc: u32, done: u32, writes: BlockRegs) {
         self.note_lowering(pc, crate::runtime::Lowering::Runtime);

@@ -84,7 +84,7 @@ pub trait NextWave {
 
 /// A wave's `end` in compiled code: starts the next wave (1: `w` holds it at pc 0) or not (0).
 extern "C" fn helper_next_wave(state: *mut WaveState, ctx: *mut JitCtx, _pc: u32) -> u32 {
-    // SAFETY: as in `helper_step`.
+    // SAFETY: as in `helper_interpret`.
     let (w, cx) = unsafe { (&mut *state, &mut *ctx) };
     let ended = w.retired;
     // Mutant 136: the next wave's environment is not passed on to compiled code (its `csr.r wave_id` reads the
@@ -137,12 +137,12 @@ pub struct HelperFns {
 }
 
 /// A vector load or store that compiled code could not do inline: done in Rust when it provably cannot fault
-/// (`lanes_mem`), else by the interpreter. Returns as `helper_step`.
+/// (`lanes_mem`), else by the interpreter. Returns as `helper_interpret`.
 extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u32 {
     let uniform = {
-        // SAFETY: as in `helper_step`; the borrows end before it is called.
+        // SAFETY: as in `helper_interpret`; the borrows end before it is called.
         let (w, cx) = unsafe { (&mut *state, &mut *ctx) };
-        let Ok((lanejit_isa::Insn::Mem(i), _)) = cx.code.fetch(pc) else { return helper_step(state, ctx, pc) };
+        let Ok((lanejit_isa::Insn::Mem(i), _)) = cx.code.fetch(pc) else { return helper_interpret(state, ctx, pc) };
         let slot = cx.slot_of.get((pc / 4) as usize).copied().unwrap_or(NO_SLOT);
         // SAFETY: `windows` points at `CompiledKernel::mem_slots` entries (`WindowCache::entries_for`).
         let window = (slot != NO_SLOT).then(|| unsafe { &mut *cx.windows.add(slot as usize) });
@@ -156,7 +156,7 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
         }
         UniformAccess::of(&i).map(|a| (a.address(&w.u), a))
     };
-    let status = helper_step(state, ctx, pc);
+    let status = helper_interpret(state, ctx, pc);
     if let (0, Some((addr, a))) = (status, uniform) {
         // The interpreter did the access, so [addr, addr + bytes) is inside one region: cache it for the
         // inline path (`lower/mem/uniform.rs`).
@@ -176,7 +176,7 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
 }
 
 /// Executes one (non-control) instruction in the interpreter; returns 0, or 1 with the trap stored in the context.
-extern "C" fn helper_step(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u32 {
+extern "C" fn helper_interpret(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u32 {
     // SAFETY: compiled code passes the pointers it was called with, which `run` made from live references.
     let (w, cx) = unsafe { (&mut *state, &mut *ctx) };
     let (insn, len) = match cx.code.fetch(pc) {
@@ -481,7 +481,7 @@ fn define_function(
         hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
         hsig.returns.push(AbiParam::new(I32));
         let helpers = HelperFns {
-            step: helper_step as *const () as usize,
+            step: helper_interpret as *const () as usize,
             mem: helper_mem as *const () as usize,
             next_wave: helper_next_wave as *const () as usize,
             sig: b.import_signature(hsig),

@@ -106,11 +106,11 @@ pub fn check_kernel(
     let quick = if auto == AutoMode::Hot { "quick code: " } else { "quick code, hot blocks optimised: " };
     for (e, label) in [(Engine::Jit, ""), (Engine::Jit, quick), (Engine::Auto, "")] {
         match (e, label.is_empty()) {
-            (Engine::Jit, true) => kernel.promote.reset(0),
-            (Engine::Jit, false) => kernel.promote.reset(if auto == AutoMode::Hot { u32::MAX } else { 2 }),
+            (Engine::Jit, true) => kernel.jit_promotion.reset(0),
+            (Engine::Jit, false) => kernel.jit_promotion.reset(if auto == AutoMode::Hot { u32::MAX } else { 2 }),
             // Hot: every block compiled before the first chunk; cold: a threshold of two starts, so blocks that
             // run repeatedly switch to compiled code mid-run while the others stay interpreted.
-            _ => kernel.tiers.reset(if auto == AutoMode::Hot { 0 } else { 2 }),
+            _ => kernel.auto_tiering.reset(if auto == AutoMode::Hot { 0 } else { 2 }),
         }
         match run_one(kernel, init, e, None) {
             Ok(out) => {

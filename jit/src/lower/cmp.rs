@@ -1,5 +1,5 @@
 //! Group `cmp`: JIT lowering. Every instruction is listed; those not lowered natively are executed by the
-//! interpreter from compiled code (`Lowered::Helper`).
+//! interpreter from compiled code (`Lowered::Interpret`).
 //!
 //! Integer and f32 compares are lowered: one icmp or fcmp per 4-lane slice gives -1/0 lane masks,
 //! `Fx::sign_bits` packs them into the 32-bit lane mask, and lanes outside EXEC give 0. The host's f32 compare
@@ -117,7 +117,7 @@ pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
         | HcmpGeF16 { .. }
         | HcmpOF16 { .. }
         | HcmpUF16 { .. }
-        | HcmpClassF16 { .. } => Lowered::Helper,
+        | HcmpClassF16 { .. } => Lowered::Interpret,
     }
 }
 

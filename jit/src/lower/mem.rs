@@ -37,9 +37,9 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
         | StB64 { .. }
         | StB128 { .. } => match Access::of(i) {
             Some(a) if cached(fx, &a) => access(fx, site, a),
-            _ => Lowered::Helper,
+            _ => Lowered::Interpret,
         },
-        LdB96 { .. } | StB96 { .. } => Lowered::Helper,
+        LdB96 { .. } | StB96 { .. } => Lowered::Interpret,
         LdA64U8 { .. }
         | LdA64S8 { .. }
         | LdA64U16 { .. }
@@ -53,7 +53,7 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
         | StA64B32 { .. }
         | StA64B64 { .. }
         | StA64B96 { .. }
-        | StA64B128 { .. } => Lowered::Helper,
+        | StA64B128 { .. } => Lowered::Interpret,
         AtomAddU32 { rd, .. }
         | AtomSubU32 { rd, .. }
         | AtomMinI32 { rd, .. }
@@ -74,7 +74,7 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
                 fx.call_mem(site.pc, site.index, (vec![rd.idx()], Vec::new()));
                 Lowered::Native
             }
-            _ => Lowered::Helper,
+            _ => Lowered::Interpret,
         },
         AtomA64AddU32 { .. }
         | AtomA64SubU32 { .. }
@@ -89,14 +89,14 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
         | AtomA64CasB32 { .. }
         | AtomA64IncU32 { .. }
         | AtomA64DecU32 { .. }
-        | AtomA64FaddF32 { .. } => Lowered::Helper,
+        | AtomA64FaddF32 { .. } => Lowered::Interpret,
         ULdB32 { .. } | ULdB64 { .. } | ULdB128 { .. } | ULdB256 { .. } | UStB32 { .. } | UStB64 { .. } => {
             match uniform::UniformAccess::of(i) {
                 Some(a) if uniform_cached(fx, &a) => uniform::lower(fx, site, &a),
-                _ => Lowered::Helper,
+                _ => Lowered::Interpret,
             }
         }
-        ImgLoad { .. } | ImgStore { .. } | ImgSample { .. } | ImgQuery { .. } => Lowered::Helper,
+        ImgLoad { .. } | ImgStore { .. } | ImgSample { .. } | ImgQuery { .. } => Lowered::Interpret,
     }
 }
 

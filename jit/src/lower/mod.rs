@@ -1,6 +1,6 @@
 //! Lowering guest blocks into the kernel function: one file per instruction group, each matching its group's
 //! enum exhaustively and returning whether it emitted native code, left the instruction to the interpreter
-//! (`Helper`: a call from compiled code), or ended the block itself (`Terminated`: control flow).
+//! (`Interpret`: a call from compiled code), or ended the block itself (`Terminated`: control flow).
 
 use crate::blocks::Block;
 use crate::fx::{BlockRegs, Fx};
@@ -22,7 +22,7 @@ mod xlane;
 pub enum Lowered {
     Native,
     /// Not compiled: the interpreter executes it, called from compiled code.
-    Helper,
+    Interpret,
     /// Control flow: the block's counts are added and the block is left.
     Terminated,
 }
@@ -252,12 +252,12 @@ fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
             eprintln!("{:>5} CLIF  {:?} {}", fx.b.func.dfg.num_insts() - before, lowered, op.insn.id().info().mnemonic);
         }
         // Lowerings with a runtime call say so, and note their inline path too; others are wholly native.
-        if lowered != Lowered::Helper && !fx.noted {
+        if lowered != Lowered::Interpret && !fx.noted {
             fx.note_lowering(op.pc, crate::runtime::Lowering::Native);
         }
         match lowered {
             Lowered::Native => {}
-            Lowered::Helper => fx.call_interp(op.pc, i as u32),
+            Lowered::Interpret => fx.call_interpreter(op.pc, i as u32),
             Lowered::Terminated => return,
         }
     }

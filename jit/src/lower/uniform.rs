@@ -1,5 +1,5 @@
 //! Group `uniform`: JIT lowering. Every instruction is listed; those not lowered natively are executed by the
-//! interpreter from compiled code (`Lowered::Helper`). One I32 value per register; every source is read before
+//! interpreter from compiled code (`Lowered::Interpret`). One I32 value per register; every source is read before
 //! rd is defined, so rd may equal a source (pairs included). Shift amounts are masked explicitly (5 bits, 6 for
 //! 64-bit pairs); division never reaches a host trap (a zero or overflowing divisor is replaced by 1 and the
 //! RISC-V result selected). The EXEC writers end their block, so EXEC stays constant inside a block.
@@ -149,7 +149,9 @@ pub fn lower(fx: &mut Fx, i: &UniformInsn, site: &Site) -> Lowered {
         }),
         // --- CSR
         CsrR { rd, csr } => csr_read(fx, rd, csr),
-        CsrRw { .. } | CsrRs { .. } | CsrRc { .. } | CsrRwi { .. } | CsrRsi { .. } | CsrRci { .. } => Lowered::Helper,
+        CsrRw { .. } | CsrRs { .. } | CsrRc { .. } | CsrRwi { .. } | CsrRsi { .. } | CsrRci { .. } => {
+            Lowered::Interpret
+        }
     }
 }
 
@@ -172,7 +174,7 @@ fn csr_read(fx: &mut Fx, rd: UReg, csr: Csr) -> Lowered {
         Csr::LaneCount => return konst(fx, rd, lanejit_isa::LANES as u32),
         Csr::Fcsr | Csr::Cycle | Csr::Retired => None,
     };
-    let Some(at) = at else { return Lowered::Helper };
+    let Some(at) = at else { return Lowered::Interpret };
     // Not `readonly`: the environment changes when compiled code starts the next wave (`helper_next_wave`).
     // Mutant 132: grid and workgroup sizes read one field too far.
     let at = if active(132) && matches!(csr, Csr::WgSizeX | Csr::GridX) { at + 4 } else { at };

@@ -1,5 +1,5 @@
 //! Group `vfloat`: JIT lowering. Every instruction is listed; those not lowered natively are executed by the
-//! interpreter from compiled code (`Lowered::Helper`).
+//! interpreter from compiled code (`Lowered::Interpret`).
 //!
 //! Cranelift's float operations are IEEE binary32/64 rounding to nearest even on unflushed operands, which is
 //! exactly the interpreter's host path (`interp/src/fp`) for `FpMode { round: Rne, flush32: false }`. So an
@@ -144,13 +144,13 @@ pub fn lower(fx: &mut Fx, i: &VfloatInsn, site: &Site) -> Lowered {
         FCvtF32U32 { rd, rs1, rm } => run(fx, site, from_int(rm), |fx| ops32::from_int(fx, rd, rs1, false)),
         FCvtI32F32 { rd, rs1, neg, abs, rm } => match to_int(rm) {
             Some((g, r)) => run(fx, site, Some(g), |fx| ops32::to_int(fx, rd, rs1, m(neg, abs, false), r, ToInt::I32)),
-            None => Lowered::Helper,
+            None => Lowered::Interpret,
         },
         FCvtU32F32 { rd, rs1, neg, abs, rm } => match to_int(rm) {
             Some((g, r)) => run(fx, site, Some(g), |fx| ops32::to_int(fx, rd, rs1, m(neg, abs, false), r, ToInt::U32)),
-            None => Lowered::Helper,
+            None => Lowered::Interpret,
         },
-        FCvtF16F32 { .. } | FCvtF32F16 { .. } | FCvtPkF16F32 { .. } | FCvtF16F64 { .. } => Lowered::Helper,
+        FCvtF16F32 { .. } | FCvtF32F16 { .. } | FCvtPkF16F32 { .. } | FCvtF16F64 { .. } => Lowered::Interpret,
         // Widening is exact, but an f32 subnormal input is flushed under ftz32.
         FCvtF64F32 { rd, rs1, neg, abs } => {
             run(fx, site, Some(NO_FLUSH), |fx| ops64::from_f32(fx, rd, rs1, m(neg, abs, false)))
@@ -161,7 +161,7 @@ pub fn lower(fx: &mut Fx, i: &VfloatInsn, site: &Site) -> Lowered {
         }
         FCvtF64I32 { rd, rs1 } => run(fx, site, Some(ALWAYS), |fx| ops64::from_int(fx, rd, rs1, true)),
         FCvtF64U32 { rd, rs1 } => run(fx, site, Some(ALWAYS), |fx| ops64::from_int(fx, rd, rs1, false)),
-        FCvtI32F64 { .. } | FCvtU32F64 { .. } => Lowered::Helper,
+        FCvtI32F64 { .. } | FCvtU32F64 { .. } => Lowered::Interpret,
         // --- f32 with a literal (XL, 0x27): always fcsr.frm
         FAddKF32 { rd, rs1, imm } => run(fx, site, arith(Rm::Dyn), |fx| ops32::bin_k(fx, rd, rs1, imm, Bin::Add)),
         FMulKF32 { rd, rs1, imm } => run(fx, site, arith(Rm::Dyn), |fx| ops32::bin_k(fx, rd, rs1, imm, Bin::Mul)),
@@ -170,7 +170,7 @@ pub fn lower(fx: &mut Fx, i: &VfloatInsn, site: &Site) -> Lowered {
         // --- transcendental (R1, 0x20): rne whatever fcsr.frm says; the flush bit applies
         FRcpF32 { rd, rs1 } => run(fx, site, Some(NO_FLUSH), |fx| ops64::recip(fx, rd, rs1, false)),
         FRsqF32 { rd, rs1 } => run(fx, site, Some(NO_FLUSH), |fx| ops64::recip(fx, rd, rs1, true)),
-        FExp2F32 { .. } | FLog2F32 { .. } | FSinF32 { .. } | FCosF32 { .. } => Lowered::Helper,
+        FExp2F32 { .. } | FLog2F32 { .. } | FSinF32 { .. } | FCosF32 { .. } => Lowered::Interpret,
         // --- rounding to integral (R1, 0x22): exact. A flushed subnormal and the unflushed one truncate and
         // round to the same signed zero; floor/ceil/fract see the difference.
         FFloorF32 { rd, rs1 } => run(fx, site, Some(NO_FLUSH), |fx| ops32::round(fx, rd, rs1, Unary::Floor)),
@@ -207,7 +207,7 @@ pub fn guard_block(fx: &mut Fx, ops: &[crate::blocks::Op], start: u32) {
 /// Emits `native` under `guard` (None: Helper). With a non-trivial guard the instruction branches on fcsr at
 /// run time: the native path, or a cold call to the interpreter for this instruction; both meet after it.
 fn run(fx: &mut Fx, site: &Site, guard: Option<Guard>, native: impl FnOnce(&mut Fx)) -> Lowered {
-    let Some(g) = guard else { return Lowered::Helper };
+    let Some(g) = guard else { return Lowered::Interpret };
     if g.mask == 0 || fx.fcsr_plain && g.want == 0 && g.mask & !PLAIN_BITS == 0 {
         native(fx);
         return Lowered::Native;
@@ -220,7 +220,7 @@ fn run(fx: &mut Fx, site: &Site, guard: Option<Guard>, native: impl FnOnce(&mut 
     fx.b.set_cold_block(slow);
     fx.b.ins().brif(ok, fast, &[], slow, &[]);
     fx.b.switch_to_block(slow);
-    fx.call_interp(site.pc, site.index);
+    fx.call_interpreter(site.pc, site.index);
     fx.b.ins().jump(join, &[]);
     fx.b.switch_to_block(fast);
     native(fx);

@@ -1,5 +1,5 @@
 //! Group `vint`: JIT lowering. Every instruction is listed; those not lowered natively are executed by the
-//! interpreter from compiled code (`Lowered::Helper`). Each 32-lane register is 8 × I32X4; results are written
+//! interpreter from compiled code (`Lowered::Interpret`). Each 32-lane register is 8 × I32X4; results are written
 //! through `Fx::set_v` (EXEC-blended in the masked block variant) after every source has been read.
 //!
 //! Left to the interpreter: the v.shf funnel shifts (per-lane amounts clamped or wrapped at 32 or 64 on a 64-bit
@@ -198,7 +198,7 @@ pub fn lower(fx: &mut Fx, i: &VintInsn) -> Lowered {
         | VShfLS32WHi { .. }
         | VShfRS32WHi { .. }
         | VShfLU32WHi { .. }
-        | VShfRU32WHi { .. } => Lowered::Helper,
+        | VShfRU32WHi { .. } => Lowered::Interpret,
         // --- X, opcode 0x17
         VLop3 { rd, rs1, rs2, rs3, lut } => lop3::lower(fx, rd, rs1, rs2, rs3, lut),
     }

@@ -88,7 +88,7 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
             shift_dynamic(fx, rd, rs1, d, true)
         }
         Writelane { rd, rs2, rs1 } if (rs1 as usize) < LANES => writelane(fx, rd, rs2, rs1 as usize),
-        Writelane { .. } => Lowered::Helper,
+        Writelane { .. } => Lowered::Interpret,
         Readfirst { rd, rs1 } => readfirst(fx, rd, rs1),
         Readlane { rd, rs1, imm } => {
             let s = fx.v(rs1);
@@ -104,7 +104,7 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
             fx.set_u(rd, x);
             Lowered::Native
         }
-        FddxFineF32 { .. } | FddxCoarseF32 { .. } | FddyFineF32 { .. } | FddyCoarseF32 { .. } => Lowered::Helper,
+        FddxFineF32 { .. } | FddxCoarseF32 { .. } | FddyFineF32 { .. } | FddyCoarseF32 { .. } => Lowered::Interpret,
         XscanAddU32 { rd, rs1 } => {
             let s = fx.v(rs1);
             let x = fx.active_or(s, 0);
