@@ -1,6 +1,7 @@
 //! Rust source generation from the checked model. The output is data tables plus the typed instruction enums;
 //! the decoder, encoder, assembler and disassembler in `src/` are generic over the tables.
 
+use crate::facts::{Facts, Space, When, Width, SPACE_KIND};
 use crate::model::*;
 use std::fmt::Write;
 
@@ -65,14 +66,7 @@ fn class_variant(c: &str) -> &'static str {
     }
 }
 
-pub struct Model<'a> {
-    pub formats: &'a [Format],
-    pub kinds: &'a [Kind],
-    pub flags: &'a [(String, String)],
-    pub counters: &'a [String],
-    pub groups: &'a [(u32, String, String, String)],
-    pub insns: &'a [Insn],
-}
+pub type Model = Spec;
 
 pub fn generate(m: &Model) -> String {
     let mut o = String::new();
@@ -80,6 +74,7 @@ pub fn generate(m: &Model) -> String {
     gen_formats(m, &mut o);
     gen_kinds(m, &mut o);
     gen_flags_counters(m, &mut o);
+    gen_float_modes(m, &mut o);
     gen_insn_table(m, &mut o);
     gen_enums(m, &mut o);
     o
@@ -87,7 +82,7 @@ pub fn generate(m: &Model) -> String {
 
 fn gen_formats(m: &Model, o: &mut String) {
     writeln!(o, "pub static FORMATS: [FormatInfo; {}] = [", m.formats.len()).unwrap();
-    for f in m.formats {
+    for f in &m.formats {
         let fields: Vec<String> = f
             .fields
             .iter()
@@ -109,7 +104,7 @@ fn gen_formats(m: &Model, o: &mut String) {
 
 fn gen_kinds(m: &Model, o: &mut String) {
     writeln!(o, "pub static KINDS: [KindInfo; {}] = [", m.kinds.len()).unwrap();
-    for k in m.kinds {
+    for k in &m.kinds {
         let values: Vec<String> = k
             .def
             .values
@@ -119,7 +114,7 @@ fn gen_kinds(m: &Model, o: &mut String) {
         writeln!(
             o,
             "  KindInfo {{ name: {:?}, class: KindClass::{}, bits: {}, scale: {}, pair: {}, rmw: {}, \
-            default: {:?}, values: &[{}], doc: {:?} }},",
+            default: {:?}, values: &[{}], props: &[{}], doc: {:?} }},",
             k.name,
             class_variant(&k.def.class),
             k.def.bits,
@@ -128,6 +123,7 @@ fn gen_kinds(m: &Model, o: &mut String) {
             k.def.rmw,
             k.default_raw,
             values.join(", "),
+            k.props.iter().map(|(n, t)| format!("({n:?}, &{t:?})")).collect::<Vec<_>>().join(", "),
             k.def.doc
         )
         .unwrap();
@@ -182,7 +178,7 @@ fn gen_flags_counters(m: &Model, o: &mut String) {
     )
     .unwrap();
     o.push_str("/// Wait counters.\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Counter {\n");
-    for c in m.counters {
+    for c in &m.counters {
         writeln!(o, "    {},", camel(c)).unwrap();
     }
     o.push_str("}\nimpl Counter {\n    pub const ALL: [Counter; ");
@@ -194,12 +190,12 @@ fn gen_flags_counters(m: &Model, o: &mut String) {
     )
     .unwrap();
     o.push_str("    pub fn name(self) -> &'static str {\n        match self {\n");
-    for c in m.counters {
+    for c in &m.counters {
         writeln!(o, "            Counter::{} => {c:?},", camel(c)).unwrap();
     }
     o.push_str("        }\n    }\n}\n\n");
     writeln!(o, "pub static GROUPS: [GroupInfo; {}] = [", m.groups.len()).unwrap();
-    for (n, name, title, unit) in m.groups {
+    for (n, name, title, unit) in &m.groups {
         writeln!(o, "  GroupInfo {{ number: {n}, name: {name:?}, title: {title:?}, unit: {unit:?} }},").unwrap();
     }
     o.push_str("];\n\n");
@@ -213,24 +209,141 @@ fn latency_expr(l: &str) -> String {
     }
 }
 
-fn access_expr(a: Option<&str>) -> String {
-    match a.and_then(crate::model::access_parts) {
-        Some((bytes, signed)) => format!("Some(MemAccess {{ bytes: {bytes}, signed: {signed} }})"),
+fn gen_float_modes(m: &Model, o: &mut String) {
+    o.push_str("/// fcsr float-mode fields (`operand_kinds.yaml` `float_modes`), as `FloatModes` bits.\npub mod float_mode {\n    use super::FloatModes;\n");
+    for (i, (n, d)) in m.float_modes.iter().enumerate() {
+        writeln!(
+            o,
+            "    /// {} (fcsr bits {:#x})\n    pub const {}: FloatModes = FloatModes(1 << {i});",
+            d.doc,
+            d.mask,
+            n.to_ascii_uppercase()
+        )
+        .unwrap();
+    }
+    o.push_str("}\n");
+    let rows: Vec<String> = m
+        .float_modes
+        .iter()
+        .map(|(n, d)| format!("FloatModeInfo {{ name: {n:?}, fcsr_mask: {:#x}, doc: {:?} }}", d.mask, d.doc))
+        .collect();
+    writeln!(o, "pub static FLOAT_MODES: [FloatModeInfo; {}] = [{}];\n", rows.len(), rows.join(", ")).unwrap();
+}
+
+fn wop(w: &crate::expr::WOp) -> String {
+    use crate::expr::WOp::*;
+    match w {
+        Lit(x) => format!("WOp::Lit({x})"),
+        Operand(i) => format!("WOp::Operand({i})"),
+        Pop(i) => format!("WOp::Pop({i})"),
+        Prop(i, t) => format!("WOp::Prop({i}, &{t:?})"),
+        Add => "WOp::Add".into(),
+        Sub => "WOp::Sub".into(),
+        Mul => "WOp::Mul".into(),
+        Div => "WOp::Div".into(),
+        Select => "WOp::Select".into(),
+    }
+}
+
+fn width_expr(w: &Width) -> String {
+    match w {
+        Width::Fixed(n) => format!("Width::Fixed({n})"),
+        Width::Expr(text, code) => {
+            format!("Width::Expr({text:?}, &[{}])", code.iter().map(wop).collect::<Vec<_>>().join(", "))
+        }
+    }
+}
+
+fn when_expr(w: &Option<When>) -> String {
+    match w {
+        Some(w) => format!("Some(When {{ operand: {}, value: {} }})", w.operand, w.value),
         None => "None".into(),
     }
 }
 
+fn space_expr(s: &Space) -> String {
+    match s {
+        Space::Operand(i) => format!("SpaceOf::Operand({i})"),
+        Space::Fixed(v) => format!("SpaceOf::Fixed({}::{v})", enum_type(SPACE_KIND)),
+    }
+}
+
+/// `access` (fixed-size accesses, as before) and `image` (texel accesses).
+fn access_exprs(f: &Facts) -> (String, String) {
+    match &f.access {
+        Some(a) => {
+            let atomic = match &a.atomic {
+                Some(x) => format!("Some(AtomicOp::{})", camel(x)),
+                None => "None".into(),
+            };
+            match a.bytes {
+                Some(bytes) => (
+                    format!(
+                        "Some(MemAccess {{ bytes: {bytes}, signed: {}, align: {}, space: {}, data: {}, atomic: {atomic} }})",
+                        a.signed,
+                        a.align,
+                        space_expr(&a.space),
+                        a.data
+                    ),
+                    "None".into(),
+                ),
+                None => ("None".into(), format!("Some(ImageAccess {{ space: {}, data: {} }})", space_expr(&a.space), a.data)),
+            }
+        }
+        None => ("None".into(), "None".into()),
+    }
+}
+
+/// The generated struct literals of an entry's register and state facts.
+fn fact_fields(i: &Insn) -> String {
+    let f = &i.facts;
+    let fmode: Vec<String> = f
+        .fmode
+        .iter()
+        .map(|(b, w)| format!("FmodeTerm {{ modes: FloatModes(1 << {b}), when: {} }}", when_expr(w)))
+        .collect();
+    let any_mode = f.fmode.iter().fold(0u32, |a, (b, _)| a | 1 << b);
+    let fcsr: Vec<String> = f
+        .fcsr
+        .iter()
+        .map(|(r, w, c)| format!("FcsrTerm {{ use_: FcsrUse {{ reads: {r}, writes: {w} }}, when: {} }}", when_expr(c)))
+        .collect();
+    let (fr, fw) = (f.fcsr.iter().any(|t| t.0) || any_mode != 0, f.fcsr.iter().any(|t| t.1));
+    let (access, image) = access_exprs(f);
+    format!(
+        "regs_text: {:?}, float_modes: FloatModes({any_mode}), fmode: &[{}], fmode_text: {:?}, \
+        fcsr: FcsrUse {{ reads: {fr}, writes: {fw} }}, fcsr_terms: &[{}], fcsr_text: {:?}, \
+        exec: ExecUse {{ masked: {}, reads: {}, writes: {} }}, flow: Flow::{}, access: {access}, access_text: {:?}, image: {image}",
+        i.def.regs.clone().unwrap_or_default(),
+        fmode.join(", "),
+        i.def.fmode.clone().unwrap_or_default(),
+        fcsr.join(", "),
+        i.def.fcsr.clone().unwrap_or_default(),
+        f.exec[0],
+        f.exec[1],
+        f.exec[2],
+        camel(&f.flow),
+        i.def.access.clone().unwrap_or_default(),
+    )
+}
+
 fn gen_insn_table(m: &Model, o: &mut String) {
     writeln!(o, "pub static INSNS: [InsnInfo; {}] = [", m.insns.len()).unwrap();
-    for i in m.insns {
+    for i in &m.insns {
         let fmt_idx = m.formats.iter().position(|f| f.name == i.def.format).unwrap();
         let ops: Vec<String> = i
             .operands
             .iter()
-            .map(|op| {
+            .zip(&i.facts.regs)
+            .map(|(op, r)| {
                 let kidx = m.kinds.iter().position(|k| k.name == op.kind).unwrap();
+                let (dir, read, write) = match r {
+                    Some(r) => (format!("Some(Dir::{:?})", r.dir), width_expr(&r.read), width_expr(&r.write)),
+                    None => ("None".into(), "Width::Fixed(0)".into(), "Width::Fixed(0)".into()),
+                };
                 format!(
-                    "OperandInfo {{ name: {:?}, kind: {kidx}, field: {:?}, lsb: {}, field_bits: {} }}",
+                    "OperandInfo {{ name: {:?}, kind: {kidx}, field: {:?}, lsb: {}, field_bits: {}, dir: {dir}, \
+                    read: {read}, write: {write} }}",
                     op.name,
                     op.field.name,
                     op.field.lsb,
@@ -246,10 +359,10 @@ fn gen_insn_table(m: &Model, o: &mut String) {
         writeln!(o, "  InsnInfo {{ id: InsnId({}), mnemonic: {:?}, group: {}, group_name: {:?}, unit: {:?}, format: {fmt_idx}, \
             opcode: {:#04x}, fixed: &[{}], fn_text: {:?}, mask: {:#x}, match_: {:#x}, reserved: {:#x}, fixed_mask: {:#x}, \
             words: {}, operands: &[{}], latency: {}, latency_text: {:?}, flags: Flags({flags}), flags_text: {:?}, \
-            syntax: {:?}, sem: {:?}, en: {:?}, access: {} }},",
+            syntax: {:?}, sem: {:?}, en: {:?}, {} }},",
             i.id, i.def.mnemonic, i.group, i.group_name, i.unit, i.def.opcode, fixed.join(", "), i.def.fn_, i.mask,
             i.match_, i.reserved, i.fixed_mask, fmt.width / 32, ops.join(", "), latency_expr(&i.def.latency),
-            i.def.latency, i.def.flags, i.def.syntax, i.def.sem.clone().unwrap_or_default(), i.def.en, access_expr(i.def.access.as_deref())).unwrap();
+            i.def.latency, i.def.flags, i.def.syntax, i.def.sem.clone().unwrap_or_default(), i.def.en, fact_fields(i)).unwrap();
     }
     o.push_str("];\n\n");
     o.push_str(
@@ -264,7 +377,7 @@ fn gen_insn_table(m: &Model, o: &mut String) {
 
 fn gen_enums(m: &Model, o: &mut String) {
     // One enum per group; its variants carry the typed operands.
-    for (_, gname, title, _) in m.groups {
+    for (_, gname, title, _) in &m.groups {
         let ty = format!("{}Insn", camel(gname));
         writeln!(
             o,
@@ -272,8 +385,11 @@ fn gen_enums(m: &Model, o: &mut String) {
         )
         .unwrap();
         for i in m.insns.iter().filter(|i| &i.group_name == gname) {
-            let fields: Vec<String> =
-                i.operands.iter().map(|op| format!("{}: {}", op.name, rust_type(kind_of(m.kinds, &op.kind)))).collect();
+            let fields: Vec<String> = i
+                .operands
+                .iter()
+                .map(|op| format!("{}: {}", op.name, rust_type(kind_of(&m.kinds, &op.kind))))
+                .collect();
             let doc = i.def.en.replace('\n', " ").replace('[', "\\[").replace(']', "\\]");
             writeln!(o, "    /// `{} {}`: {doc}", i.def.mnemonic, i.def.syntax).unwrap();
             if fields.is_empty() {
@@ -287,11 +403,11 @@ fn gen_enums(m: &Model, o: &mut String) {
     o.push_str(
         "/// A decoded instruction, by group.\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Insn {\n",
     );
-    for (_, gname, _, _) in m.groups {
+    for (_, gname, _, _) in &m.groups {
         writeln!(o, "    {}({}Insn),", camel(gname), camel(gname)).unwrap();
     }
     o.push_str("}\n\nimpl Insn {\n    /// The table row of this instruction.\n    pub fn id(&self) -> InsnId {\n        match self {\n");
-    for i in m.insns {
+    for i in &m.insns {
         let pat = if i.operands.is_empty() { "" } else { " { .. }" };
         writeln!(
             o,
@@ -304,7 +420,7 @@ fn gen_enums(m: &Model, o: &mut String) {
         .unwrap();
     }
     o.push_str("        }\n    }\n\n    /// Operand values in syntax order (see `OperandValue`).\n    pub fn operand_values(&self) -> Operands {\n        match self {\n");
-    for i in m.insns {
+    for i in &m.insns {
         let names: Vec<&str> = i.operands.iter().map(|o| o.name.as_str()).collect();
         let vals: Vec<String> = names.iter().map(|n| format!("{n}.to_value()")).collect();
         let pat = if names.is_empty() { String::new() } else { format!(" {{ {} }}", names.join(", ")) };
@@ -320,7 +436,7 @@ fn gen_enums(m: &Model, o: &mut String) {
     }
     o.push_str("        }\n    }\n\n    /// Builds an instruction from operand values; `None` if a value does not fit its type.\n");
     o.push_str("    pub fn from_operand_values(id: InsnId, v: &[i64]) -> Option<Insn> {\n        if v.len() != INSNS.get(id.0 as usize)?.operands.len() {\n            return None;\n        }\n        Some(match id.0 {\n");
-    for i in m.insns {
+    for i in &m.insns {
         let fields: Vec<String> = i
             .operands
             .iter()

@@ -49,6 +49,15 @@ pub struct KindsFile {
     pub operand_kinds: Ordered<KindDef>,
     pub flags: Ordered<String>,
     pub counters: Vec<String>,
+    pub float_modes: Ordered<FloatModeDef>,
+}
+
+/// A float-mode field of fcsr that an instruction's result may depend on (`fmode`).
+#[derive(Deserialize, Clone)]
+pub struct FloatModeDef {
+    /// The field's bits in fcsr.
+    pub mask: u32,
+    pub doc: String,
 }
 
 #[derive(Deserialize, Clone)]
@@ -65,6 +74,9 @@ pub struct KindDef {
     pub default: Option<serde_value::Scalar>,
     #[serde(default)]
     pub values: Option<Ordered<u32>>,
+    /// Enum kinds: named per-value numbers that width formulas read as `operand.prop` (`dim.coords`).
+    #[serde(default)]
+    pub props: Option<Ordered<Ordered<i64>>>,
     pub doc: String,
 }
 
@@ -74,6 +86,9 @@ pub struct GroupFile {
     pub name: String,
     pub title: String,
     pub unit: String,
+    /// Default `flow` of the group's entries (control flow is the exception outside group 7).
+    #[serde(default)]
+    pub flow: Option<String>,
     pub instructions: Vec<InsnDef>,
 }
 
@@ -93,10 +108,23 @@ pub struct InsnDef {
     pub en: String,
     #[serde(default)]
     pub unit: Option<String>,
-    /// Memory instructions: the access each lane (or the wave, for uniform memory) makes, `u|s|b` + bits
-    /// (`u8` zero-extends, `s16` sign-extends, `b64` moves raw bits through consecutive registers).
+    /// Memory instructions: the access each lane (or the wave, for uniform memory) makes: `u|s|b` + bits
+    /// (`u8` zero-extends, `s16` sign-extends, `b64` moves raw bits through consecutive registers) or `texel`,
+    /// then `data=`, `space=`, `align=`, `atomic=` (see `facts.rs` and the README).
     #[serde(default)]
     pub access: Option<String>,
+    /// Direction and width of every register operand: `rd:out[3] rs1:in rs2:in[sp.base_regs]`.
+    #[serde(default)]
+    pub regs: Option<String>,
+    /// fcsr float-mode fields the result depends on: `frm[rm=dyn] ftz32`.
+    #[serde(default)]
+    pub fmode: Option<String>,
+    /// Reads or writes of fcsr other than through `fmode`: `rw[csr=fcsr]`.
+    #[serde(default)]
+    pub fcsr: Option<String>,
+    /// Control-flow kind (default: the group's `flow`).
+    #[serde(default)]
+    pub flow: Option<String>,
 }
 
 /// A kind's default may be written as a name (`dyn`) or a number (`0`).
@@ -196,6 +224,8 @@ pub struct Kind {
     pub name: String,
     pub def: KindDef,
     pub default_raw: Option<u32>,
+    /// `props`, resolved to (encoded value, property) for every value of the enum.
+    pub props: Vec<(String, Vec<(i64, i64)>)>,
 }
 
 pub const CLASSES: &[&str] =
@@ -208,6 +238,19 @@ pub fn check_kind(name: &str, def: &KindDef) -> Result<Kind, String> {
     if def.class == "enum" && def.values.is_none() {
         return Err(format!("operand kind {name}: an enum needs `values`"));
     }
+    let mut props = Vec::new();
+    for (p, table) in def.props.as_ref().map(|p| &p.0[..]).unwrap_or(&[]) {
+        let vals = def.values.as_ref().ok_or(format!("operand kind {name}: `props` are for enums"))?;
+        if table.0.len() != vals.0.len() {
+            return Err(format!("operand kind {name}: property {p} must give every value, once"));
+        }
+        let mut t = Vec::new();
+        for (n, raw) in &vals.0 {
+            let v = table.0.iter().find(|(x, _)| x == n).ok_or(format!("operand kind {name}: {p} lacks `{n}`"))?;
+            t.push((*raw as i64, v.1));
+        }
+        props.push((p.clone(), t));
+    }
     if def.class == "dmask" {
         // dmask defaults are written as letters of rgba.
         let raw = match &def.default {
@@ -215,7 +258,7 @@ pub fn check_kind(name: &str, def: &KindDef) -> Result<Kind, String> {
             Some(serde_value::Scalar::Int(i)) => Some(*i as u32),
             None => None,
         };
-        return Ok(Kind { name: name.into(), def: def.clone(), default_raw: raw });
+        return Ok(Kind { name: name.into(), def: def.clone(), default_raw: raw, props });
     }
     let default_raw = match &def.default {
         None => None,
@@ -230,7 +273,7 @@ pub fn check_kind(name: &str, def: &KindDef) -> Result<Kind, String> {
             Some(v.1)
         }
     };
-    Ok(Kind { name: name.into(), def: def.clone(), default_raw })
+    Ok(Kind { name: name.into(), def: def.clone(), default_raw, props })
 }
 
 pub fn dmask_bits(s: &str) -> Result<u32, String> {
@@ -265,6 +308,8 @@ pub struct Insn {
     pub reserved: u64,
     /// Bits of the opcode and fixed fields only.
     pub fixed_mask: u64,
+    /// Register directions and widths, float modes, fcsr, EXEC, flow, access.
+    pub facts: crate::facts::Facts,
 }
 
 pub fn parse_int(s: &str) -> Option<u32> {
@@ -285,6 +330,7 @@ pub fn resolve_insn(
     kinds: &[Kind],
     flags: &[(String, String)],
     counters: &[String],
+    float_modes: &[String],
 ) -> Result<Insn, String> {
     let at = format!("{file}: `{}`", def.mnemonic);
     let fmt = fmts.iter().find(|f| f.name == def.format).ok_or(format!("{at}: unknown format `{}`", def.format))?;
@@ -371,12 +417,12 @@ pub fn resolve_insn(
     let reserved = all & !free & !fixed_mask;
     let unit = def.unit.clone().unwrap_or_else(|| g.unit.clone());
     check_latency(&at, &def.latency, counters)?;
-    check_access(&at, def)?;
     for fl in def.flags.split_whitespace() {
         if !flags.iter().any(|(n, _)| n == fl) {
             return Err(format!("{at}: unknown flag `{fl}`"));
         }
     }
+    let facts = crate::facts::resolve_facts(&at, def, g.flow.as_deref(), &operands, kinds, float_modes)?;
     Ok(Insn {
         id,
         group: g.group,
@@ -390,22 +436,8 @@ pub fn resolve_insn(
         match_,
         reserved,
         fixed_mask,
+        facts,
     })
-}
-
-/// Every load, store or atomic states its access (`access`), and nothing else does; the access is a known
-/// kind and width.
-fn check_access(at: &str, def: &InsnDef) -> Result<(), String> {
-    let moves_memory = def.flags.split_whitespace().any(|f| f == "ld" || f == "st");
-    let image = def.mnemonic.starts_with("img.");
-    match (&def.access, moves_memory && !image) {
-        (None, false) => Ok(()),
-        (None, true) => Err(format!("{at}: a memory instruction needs `access:` (u8, s16, b32, ...)")),
-        (Some(a), false) => Err(format!("{at}: `access: {a}` on an instruction that is not a load, store or atomic")),
-        (Some(a), true) => access_parts(a)
-            .map(drop)
-            .ok_or_else(|| format!("{at}: access `{a}` is not u|s|b followed by 8, 16, 32, 64, 96, 128 or 256")),
-    }
 }
 
 /// `(bytes, signed)` of an access text such as `s16`.
@@ -459,6 +491,60 @@ pub fn check_overlaps(insns: &[Insn]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The whole checked spec: what the generator turns into code.
+pub struct Spec {
+    pub formats: Vec<Format>,
+    pub kinds: Vec<Kind>,
+    pub flags: Vec<(String, String)>,
+    pub counters: Vec<String>,
+    pub float_modes: Vec<(String, FloatModeDef)>,
+    pub groups: Vec<(u32, String, String, String)>,
+    pub insns: Vec<Insn>,
+}
+
+fn parse_yaml<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, String> {
+    serde_saphyr::from_str(text).map_err(|e| format!("{what}: {e}"))
+}
+
+/// Loads `formats.yaml`, `operand_kinds.yaml` and `groups/*.yaml` (in file-name order) from `dir`.
+pub fn load(dir: &Path) -> Result<Spec, String> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.join("groups"))
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    let groups: Vec<(String, String)> =
+        files.iter().map(|p| (format!("groups/{}", p.file_name().unwrap().to_string_lossy()), read(p))).collect();
+    load_texts(&read(&dir.join("formats.yaml")), &read(&dir.join("operand_kinds.yaml")), &groups)
+}
+
+/// Loads the spec from the files' texts: `groups` holds (file name, text) pairs in order. Tests feed small
+/// specs through here to see the loader refuse them.
+pub fn load_texts(formats: &str, kinds: &str, group_files: &[(String, String)]) -> Result<Spec, String> {
+    let ff: FormatsFile = parse_yaml("formats.yaml", formats)?;
+    let formats = ff.formats.0.iter().map(|(n, d)| parse_format(n, d)).collect::<Result<Vec<_>, _>>()?;
+    let kf: KindsFile = parse_yaml("operand_kinds.yaml", kinds)?;
+    let kinds = kf.operand_kinds.0.iter().map(|(n, d)| check_kind(n, d)).collect::<Result<Vec<_>, _>>()?;
+    let (flags, counters, float_modes) = (kf.flags.0, kf.counters, kf.float_modes.0);
+    let mode_names: Vec<String> = float_modes.iter().map(|(n, _)| n.clone()).collect();
+    let mut groups = Vec::new();
+    let mut insns = Vec::new();
+    for (file, text) in group_files {
+        let g: GroupFile = parse_yaml(file, text)?;
+        if groups.iter().any(|(n, name, _, _): &(u32, String, String, String)| *n == g.group || *name == g.name) {
+            return Err(format!("{file}: group {} `{}` is defined twice", g.group, g.name));
+        }
+        groups.push((g.group, g.name.clone(), g.title.clone(), g.unit.clone()));
+        for def in &g.instructions {
+            let id = insns.len();
+            insns.push(resolve_insn(id, file, &g, def, &formats, &kinds, &flags, &counters, &mode_names)?);
+        }
+    }
+    check_overlaps(&insns)?;
+    Ok(Spec { formats, kinds, flags, counters, float_modes, groups, insns })
 }
 
 pub fn read(path: &Path) -> String {

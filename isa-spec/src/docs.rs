@@ -1,6 +1,6 @@
 //! Reference documentation generated from the tables: `lanejit spec` and the committed `docs/isa.md`.
 
-use crate::{KindClass, FLAG_NAMES, FORMATS, GROUPS, INSNS, KINDS};
+use crate::{Flow, InsnInfo, KindClass, FLAG_NAMES, FLOAT_MODES, FORMATS, GROUPS, INSNS, KINDS};
 use std::fmt::Write;
 
 /// One CSV row per instruction: `variant,format,opcode,field=value,latency,flags`
@@ -42,14 +42,15 @@ pub fn markdown() -> String {
     );
     formats_md(&mut o);
     kinds_md(&mut o);
+    facts_md(&mut o);
     for g in GROUPS.iter() {
         writeln!(o, "## Group {}: {} (`{}`, unit `{}`)\n", g.number, g.title, g.name, g.unit).unwrap();
-        o.push_str("| mnemonic | syntax | format | opcode | fixed | latency | flags | semantics |\n|---|---|---|---|---|---|---|---|\n");
+        o.push_str("| mnemonic | syntax | format | opcode | fixed | latency | flags | registers and state | semantics |\n|---|---|---|---|---|---|---|---|---|\n");
         for i in INSNS.iter().filter(|i| i.group == g.number) {
             let sem = if i.sem.is_empty() { i.en.to_string() } else { format!("{}<br>{}", i.sem, i.en) };
             writeln!(
                 o,
-                "| `{}` | `{}` | {} | {:#04x} | `{}` | {} | {} | {} |",
+                "| `{}` | `{}` | {} | {:#04x} | `{}` | {} | {} | {} | {} |",
                 i.mnemonic,
                 i.syntax,
                 i.format().name,
@@ -57,6 +58,7 @@ pub fn markdown() -> String {
                 i.fn_text,
                 i.latency_text,
                 i.flags_text,
+                facts_cell(i),
                 sem.replace('|', "\\|")
             )
             .unwrap();
@@ -78,7 +80,12 @@ fn formats_md(o: &mut String) {
 fn kinds_md(o: &mut String) {
     o.push_str("## Operand kinds\n\n| kind | class | bits | default | values | meaning |\n|---|---|---|---|---|---|\n");
     for k in KINDS.iter() {
-        let values: Vec<String> = k.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let mut values: Vec<String> = k.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        for (p, table) in k.props {
+            let t: Vec<String> =
+                table.iter().map(|(raw, x)| format!("{}={x}", k.value_name(*raw as u32).unwrap_or("?"))).collect();
+            values.push(format!("<br>{p}: {}", t.join(" ")));
+        }
         let default = match (k.default, k.class) {
             (None, _) => String::new(),
             (Some(d), KindClass::Enum) => k.value_name(d).unwrap_or("?").to_string(),
@@ -90,6 +97,52 @@ fn kinds_md(o: &mut String) {
     o.push_str("\n## Flags\n\n| flag | meaning |\n|---|---|\n");
     for (n, d) in FLAG_NAMES.iter() {
         writeln!(o, "| `{n}` | {d} |").unwrap();
+    }
+    o.push('\n');
+}
+
+/// The register and state facts of one instruction, for its table row.
+fn facts_cell(i: &InsnInfo) -> String {
+    let mut parts = Vec::new();
+    if !i.regs_text.is_empty() {
+        parts.push(format!("`{}`", i.regs_text));
+    }
+    let e = i.exec;
+    let exec: Vec<&str> =
+        [(e.masked, "mask"), (e.reads, "read"), (e.writes, "write")].iter().filter(|x| x.0).map(|x| x.1).collect();
+    if !exec.is_empty() {
+        parts.push(format!("EXEC {}", exec.join("+")));
+    }
+    if !i.fmode_text.is_empty() {
+        parts.push(format!("fmode `{}`", i.fmode_text));
+    }
+    if !i.fcsr_text.is_empty() {
+        parts.push(format!("fcsr `{}`", i.fcsr_text));
+    }
+    if i.flow != Flow::None {
+        parts.push(format!("flow {}", i.flow.name()));
+    }
+    if !i.access_text.is_empty() {
+        parts.push(format!("access `{}`", i.access_text));
+    }
+    parts.join("<br>").replace('|', "\\|")
+}
+
+fn facts_md(o: &mut String) {
+    o.push_str(
+        "## Registers and state\n\nEach instruction's row lists, from its YAML entry: `regs`, the direction of every \
+        register operand (`in`, `out`, `inout`) and, in brackets, the registers of its group when not the kind's \
+        (1, or 2 for a pair kind): a number, `[read,written]` for an inout operand whose two differ, or a formula \
+        over other operands (`pop(dmask)` counts components, `dim.coords` is a property of the operand kinds table, \
+        `c ? a : b`, `/` rounds down). A masked vector write keeps the lanes outside EXEC without being `inout`. \
+        EXEC: `mask` (acts only in enabled lanes), `read` (reads it as a value), `write`. `fmode`: the fcsr fields \
+        the result depends on, `[operand=value]` when only for that value. `fcsr`: other reads (`r`) and writes \
+        (`w`) of fcsr. `flow`: control-flow kind (absent: none). `access`: size per lane (per wave for uniform \
+        memory), `data` operand, `space`, `align` (default natural), `atomic` operation.\n\n\
+        | float mode | fcsr bits | meaning |\n|---|---|---|\n",
+    );
+    for m in FLOAT_MODES.iter() {
+        writeln!(o, "| `{}` | {:#x} | {} |", m.name, m.fcsr_mask, m.doc).unwrap();
     }
     o.push('\n');
 }

@@ -7,12 +7,16 @@ pub mod codec;
 pub mod container;
 pub mod disasm;
 pub mod docs;
+pub mod expr;
+pub mod facts;
 pub mod meta;
 
 pub use asm::{assemble, AsmError, AsmErrors, KernelMeta, Program};
 pub use codec::{decode_at, decode_raw, encode, encode_values, length_words, DecodeError, Encoded, Illegal};
 pub use container::ContainerError;
 pub use disasm::{disassemble, format_insn};
+pub use expr::WOp;
+pub use facts::*;
 pub use meta::*;
 
 include!(concat!(env!("OUT_DIR"), "/isa_generated.rs"));

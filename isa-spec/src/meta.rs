@@ -58,6 +58,8 @@ pub struct KindInfo {
     /// Encoded default of a keyword operand.
     pub default: Option<u32>,
     pub values: &'static [(&'static str, u32)],
+    /// Enum kinds: named numbers per encoded value (YAML `props`), read by width formulas (`dim.coords`).
+    pub props: &'static [(&'static str, &'static [(i64, i64)])],
     pub doc: &'static str,
 }
 
@@ -113,6 +115,12 @@ pub struct OperandInfo {
     pub field: &'static str,
     pub lsb: u8,
     pub field_bits: u8,
+    /// Register operands: read, written or both (YAML `regs`); `None` for immediates, enums and flags.
+    pub dir: Option<crate::Dir>,
+    /// Registers of the group read, from the operand's register up (`Width::Fixed(0)`: not read).
+    pub read: crate::Width,
+    /// Registers of the group written (`Width::Fixed(0)`: not written).
+    pub write: crate::Width,
 }
 
 impl OperandInfo {
@@ -172,8 +180,28 @@ pub struct InsnInfo {
     pub syntax: &'static str,
     pub sem: &'static str,
     pub en: &'static str,
-    /// Loads, stores and atomics: the access (YAML `access`).
+    /// Loads, stores and atomics of a fixed size: the access (YAML `access`); image accesses are in `image`.
     pub access: Option<MemAccess>,
+    /// The YAML `regs` text: direction and width of every register operand.
+    pub regs_text: &'static str,
+    /// fcsr float-mode fields the result may depend on, for some operand values (see `Insn::float_modes`).
+    pub float_modes: crate::FloatModes,
+    /// YAML `fmode`, term by term: the modes and the operand value they depend on.
+    pub fmode: &'static [crate::FmodeTerm],
+    pub fmode_text: &'static str,
+    /// May read or write fcsr, for some operand values: its `fcsr` terms, or a float mode (see `Insn::fcsr`).
+    pub fcsr: crate::FcsrUse,
+    /// YAML `fcsr`, term by term (float-mode reads are not repeated here).
+    pub fcsr_terms: &'static [crate::FcsrTerm],
+    pub fcsr_text: &'static str,
+    /// How the instruction uses EXEC.
+    pub exec: crate::ExecUse,
+    /// Control-flow kind (YAML `flow`).
+    pub flow: crate::Flow,
+    /// The YAML `access` text (also for image accesses).
+    pub access_text: &'static str,
+    /// Image loads and stores (YAML `access: texel …`): bytes and alignment are the descriptor's texel size.
+    pub image: Option<crate::ImageAccess>,
 }
 
 /// The memory access of a load, store or atomic, per lane (vector memory) or per wave (uniform memory).
@@ -183,6 +211,14 @@ pub struct MemAccess {
     pub bytes: u32,
     /// A load narrower than a register sign-extends (else it zero-extends).
     pub signed: bool,
+    /// Required alignment of the address in bytes: natural, except 4 for b96 (tightly packed 12-byte elements).
+    pub align: u32,
+    /// The memory space: fixed, or the value of an `sp` operand.
+    pub space: crate::SpaceOf,
+    /// Index (syntax order) of the operand holding the data loaded, stored, or sent to and returned by an atomic.
+    pub data: u8,
+    /// Atomics: the operation (`None` for plain loads and stores).
+    pub atomic: Option<crate::AtomicOp>,
 }
 
 impl MemAccess {

@@ -1,0 +1,458 @@
+//! Register and state facts of the instructions (YAML `regs`, `fmode`, `fcsr`, `flow`, `access`): their types,
+//! and their evaluation on a decoded instruction (`Insn::reads`, `Insn::writes`, `Insn::float_modes`, …).
+//! Everything here is driven by the generated tables; nothing knows an instruction or an operand by name.
+
+use crate::expr::{eval, WOp};
+use crate::{Insn, KindClass, Sp, UReg, VReg, FLOAT_MODES, UREGS, VREGS};
+
+/// Direction of a register operand (YAML `regs`). It describes the lanes the instruction acts on: the merge
+/// of lanes outside EXEC, which every masked vector write does, does not make an operand `InOut`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dir {
+    In,
+    Out,
+    /// Read and written: the new value depends on the old one (an accumulator, an atomic's data, a write of
+    /// half a register or of some lanes only).
+    InOut,
+}
+
+impl Dir {
+    pub fn reads(self) -> bool {
+        self != Dir::Out
+    }
+    pub fn writes(self) -> bool {
+        self != Dir::In
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::In => "in",
+            Dir::Out => "out",
+            Dir::InOut => "inout",
+        }
+    }
+}
+
+/// Number of consecutive registers, from the operand's register up, that an operand reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Width {
+    Fixed(u8),
+    /// A formula over other operands (its YAML text and postfix code), e.g. an image op's `pop(dmask) + rsd`.
+    Expr(&'static str, &'static [WOp]),
+}
+
+impl Width {
+    /// The width for these operand values (syntax order, as `Insn::operand_values` gives them).
+    pub fn eval(&self, vals: &[i64]) -> usize {
+        match *self {
+            Width::Fixed(n) => n as usize,
+            // The build script evaluated the formula for every legal operand combination; an operand value no
+            // decoder produces (dmask 0) may give 0, which names no register.
+            Width::Expr(_, code) => eval(code, vals).unwrap_or(0).max(0) as usize,
+        }
+    }
+    /// The width when it does not depend on other operands.
+    pub fn fixed(&self) -> Option<u8> {
+        match *self {
+            Width::Fixed(n) => Some(n),
+            Width::Expr(..) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Width {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Width::Fixed(n) => write!(f, "{n}"),
+            Width::Expr(text, _) => f.write_str(text),
+        }
+    }
+}
+
+/// A fact that holds only when an operand has a value (`[rm=dyn]`, `[csr=fcsr]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct When {
+    /// Operand index in syntax order.
+    pub operand: u8,
+    /// Its operand value (an enum's encoded number).
+    pub value: i64,
+}
+
+impl When {
+    pub fn holds(&self, vals: &[i64]) -> bool {
+        vals.get(self.operand as usize) == Some(&self.value)
+    }
+}
+
+/// A set of fcsr float-mode fields (`float_mode::FRM`, `FTZ32`, `FTZ16`; YAML `float_modes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct FloatModes(pub u8);
+
+impl FloatModes {
+    pub const NONE: FloatModes = FloatModes(0);
+    pub fn has(self, m: FloatModes) -> bool {
+        self.0 & m.0 == m.0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn union(self, m: FloatModes) -> FloatModes {
+        FloatModes(self.0 | m.0)
+    }
+    /// The fcsr bits of these fields: the result is the same for every fcsr that agrees on them.
+    pub fn fcsr_mask(self) -> u32 {
+        FLOAT_MODES.iter().enumerate().filter(|(i, _)| self.0 >> i & 1 != 0).fold(0, |a, (_, m)| a | m.fcsr_mask)
+    }
+    /// Names of the fields, in `FLOAT_MODES` order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        FLOAT_MODES.iter().enumerate().filter(move |(i, _)| self.0 >> i & 1 != 0).map(|(_, m)| m.name)
+    }
+}
+
+pub struct FloatModeInfo {
+    pub name: &'static str,
+    /// The field's bits in fcsr.
+    pub fcsr_mask: u32,
+    pub doc: &'static str,
+}
+
+/// One `fmode` term: these modes matter, always or when an operand has a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FmodeTerm {
+    pub modes: FloatModes,
+    pub when: Option<When>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FcsrUse {
+    pub reads: bool,
+    pub writes: bool,
+}
+
+/// One `fcsr` term (reads or writes other than through the float modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FcsrTerm {
+    pub use_: FcsrUse,
+    pub when: Option<When>,
+}
+
+/// How an instruction uses EXEC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ExecUse {
+    /// Acts only in the lanes EXEC enables: writes vector registers or accesses memory lane by lane (not `ei`).
+    pub masked: bool,
+    /// Reads EXEC as a value (flag `re`: compares, reductions, `exec.*`, `j.execz`).
+    pub reads: bool,
+    /// Writes EXEC (flag `we`).
+    pub writes: bool,
+}
+
+impl ExecUse {
+    /// The instruction's effect depends on EXEC, as a lane mask or as a value.
+    pub fn depends(self) -> bool {
+        self.masked || self.reads
+    }
+}
+
+/// Control-flow kind (YAML `flow`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flow {
+    /// Continues at the next instruction.
+    None,
+    /// Conditional, PC-relative: taken, or continues at the next instruction.
+    Branch,
+    /// Unconditional, PC-relative.
+    Jump,
+    /// Unconditional, PC-relative, writes the return address to a uniform register.
+    Call,
+    /// Unconditional, to an address in a uniform register (also the return from a call).
+    JumpIndirect,
+    /// As `JumpIndirect`, and writes the return address.
+    CallIndirect,
+    /// Ends the wave.
+    End,
+    /// Always traps (the launch stops at this instruction).
+    Trap,
+    /// Waits for the workgroup's waves, then continues at the next instruction.
+    Barrier,
+}
+
+impl Flow {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flow::None => "none",
+            Flow::Branch => "branch",
+            Flow::Jump => "jump",
+            Flow::Call => "call",
+            Flow::JumpIndirect => "jump_indirect",
+            Flow::CallIndirect => "call_indirect",
+            Flow::End => "end",
+            Flow::Trap => "trap",
+            Flow::Barrier => "barrier",
+        }
+    }
+    /// May continue at the next instruction.
+    pub fn falls_through(self) -> bool {
+        matches!(self, Flow::None | Flow::Branch | Flow::Barrier)
+    }
+}
+
+/// Operation of an atomic (YAML `access: … atomic=<op>`); the entry's `en` gives the exact semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    MinI32,
+    MaxI32,
+    MinU32,
+    MaxU32,
+    And,
+    Or,
+    Xor,
+    Xchg,
+    /// Compare and swap: the data group is read two registers wide (value, compare value), one written.
+    Cas,
+    Inc,
+    Dec,
+    FaddF32,
+}
+
+/// The memory space of an access: fixed, or the value of an operand (index in syntax order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpaceOf {
+    Fixed(Sp),
+    Operand(u8),
+}
+
+/// An image load or store: bytes and alignment are the texel size the descriptor's format gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageAccess {
+    pub space: SpaceOf,
+    /// Index of the data operand (syntax order).
+    pub data: u8,
+}
+
+/// The two register files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegFile {
+    V,
+    U,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reg {
+    V(VReg),
+    U(UReg),
+}
+
+/// A set of vector and uniform registers (a fixed-size bitset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct RegSet {
+    v: [u64; VREGS / 64],
+    u: [u64; UREGS / 64],
+}
+
+const _: () = assert!(VREGS % 64 == 0 && UREGS % 64 == 0);
+
+impl RegSet {
+    pub const EMPTY: RegSet = RegSet { v: [0; VREGS / 64], u: [0; UREGS / 64] };
+
+    pub fn new() -> RegSet {
+        RegSet::EMPTY
+    }
+    /// Adds register `r` of `file`; a number past the file is left out (engines trap on it).
+    pub fn insert(&mut self, file: RegFile, r: usize) {
+        match file {
+            RegFile::V if r < VREGS => self.v[r / 64] |= 1 << (r % 64),
+            RegFile::U if r < UREGS => self.u[r / 64] |= 1 << (r % 64),
+            _ => {}
+        }
+    }
+    /// Adds registers `first .. first + n` of `file`, leaving out those past the file.
+    pub fn insert_group(&mut self, file: RegFile, first: usize, n: usize) {
+        for r in first..first.saturating_add(n) {
+            self.insert(file, r);
+        }
+    }
+    pub fn add(&mut self, r: Reg) {
+        match r {
+            Reg::V(v) => self.insert(RegFile::V, v.idx()),
+            Reg::U(u) => self.insert(RegFile::U, u.idx()),
+        }
+    }
+    pub fn contains(&self, file: RegFile, r: usize) -> bool {
+        match file {
+            RegFile::V => r < VREGS && self.v[r / 64] >> (r % 64) & 1 != 0,
+            RegFile::U => r < UREGS && self.u[r / 64] >> (r % 64) & 1 != 0,
+        }
+    }
+    pub fn has(&self, r: Reg) -> bool {
+        match r {
+            Reg::V(v) => self.contains(RegFile::V, v.idx()),
+            Reg::U(u) => self.contains(RegFile::U, u.idx()),
+        }
+    }
+    fn zip(self, o: RegSet, f: impl Fn(u64, u64) -> u64) -> RegSet {
+        RegSet { v: std::array::from_fn(|i| f(self.v[i], o.v[i])), u: std::array::from_fn(|i| f(self.u[i], o.u[i])) }
+    }
+    pub fn union(self, o: RegSet) -> RegSet {
+        self.zip(o, |a, b| a | b)
+    }
+    pub fn intersection(self, o: RegSet) -> RegSet {
+        self.zip(o, |a, b| a & b)
+    }
+    pub fn difference(self, o: RegSet) -> RegSet {
+        self.zip(o, |a, b| a & !b)
+    }
+    pub fn is_subset(&self, o: &RegSet) -> bool {
+        self.difference(*o).is_empty()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.v.iter().chain(&self.u).all(|w| *w == 0)
+    }
+    pub fn len(&self) -> usize {
+        self.v.iter().chain(&self.u).map(|w| w.count_ones() as usize).sum()
+    }
+    /// Vector registers in ascending order, then uniform registers.
+    pub fn iter(&self) -> impl Iterator<Item = Reg> + '_ {
+        self.vregs().map(Reg::V).chain(self.uregs().map(Reg::U))
+    }
+    pub fn vregs(&self) -> impl Iterator<Item = VReg> + '_ {
+        (0..VREGS).filter(|&r| self.contains(RegFile::V, r)).map(|r| VReg(r as u8))
+    }
+    pub fn uregs(&self) -> impl Iterator<Item = UReg> + '_ {
+        (0..UREGS).filter(|&r| self.contains(RegFile::U, r)).map(|r| UReg(r as u8))
+    }
+}
+
+impl std::ops::BitOr for RegSet {
+    type Output = RegSet;
+    fn bitor(self, o: RegSet) -> RegSet {
+        self.union(o)
+    }
+}
+
+impl std::ops::BitOrAssign for RegSet {
+    fn bitor_assign(&mut self, o: RegSet) {
+        *self = self.union(o);
+    }
+}
+
+impl FromIterator<Reg> for RegSet {
+    fn from_iter<I: IntoIterator<Item = Reg>>(it: I) -> RegSet {
+        let mut s = RegSet::new();
+        it.into_iter().for_each(|r| s.add(r));
+        s
+    }
+}
+
+/// One register operand of a decoded instruction: its group and how much of it is read and written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegUse {
+    /// Operand index in syntax order.
+    pub operand: u8,
+    pub dir: Dir,
+    pub file: RegFile,
+    /// First register (a half's register).
+    pub first: u8,
+    /// Registers read and written from `first` up (0: none). They may run past the file: engines trap.
+    pub read: u8,
+    pub written: u8,
+}
+
+/// The register operands of one instruction, in syntax order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegUses {
+    len: u8,
+    uses: [RegUse; RegUses::MAX],
+}
+
+impl RegUses {
+    /// Most register operands of any instruction (the build script refuses more).
+    pub const MAX: usize = 4;
+    pub fn as_slice(&self) -> &[RegUse] {
+        &self.uses[..self.len as usize]
+    }
+}
+
+impl Insn {
+    /// Every register operand with its group, evaluated from the operand values (widths and formulas).
+    pub fn reg_uses(&self) -> RegUses {
+        let info = self.id().info();
+        let vals = self.operand_values();
+        let vals = vals.as_slice();
+        let blank = RegUse { operand: 0, dir: Dir::In, file: RegFile::V, first: 0, read: 0, written: 0 };
+        let mut out = RegUses { len: 0, uses: [blank; RegUses::MAX] };
+        for (i, op) in info.operands.iter().enumerate() {
+            let Some(dir) = op.dir else { continue };
+            let k = op.kind();
+            let (file, first) = match k.class {
+                KindClass::UReg => (RegFile::U, vals[i]),
+                KindClass::VHalf => (RegFile::V, vals[i] & 0x7f),
+                _ => (RegFile::V, vals[i]),
+            };
+            let (read, written) = (op.read.eval(vals) as u8, op.write.eval(vals) as u8);
+            out.uses[out.len as usize] = RegUse { operand: i as u8, dir, file, first: first as u8, read, written };
+            out.len += 1;
+        }
+        out
+    }
+
+    /// Registers the instruction reads (in any lane it acts on); registers past the file are left out.
+    pub fn reads(&self) -> RegSet {
+        let mut s = RegSet::new();
+        for u in self.reg_uses().as_slice() {
+            s.insert_group(u.file, u.first as usize, u.read as usize);
+        }
+        s
+    }
+
+    /// Registers the instruction may write; registers past the file are left out.
+    pub fn writes(&self) -> RegSet {
+        let mut s = RegSet::new();
+        for u in self.reg_uses().as_slice() {
+            s.insert_group(u.file, u.first as usize, u.written as usize);
+        }
+        s
+    }
+
+    /// fcsr float-mode fields the result depends on with these operand values (`rm = dyn` adds `frm`).
+    pub fn float_modes(&self) -> FloatModes {
+        let info = self.id().info();
+        let vals = self.operand_values();
+        info.fmode
+            .iter()
+            .filter(|t| t.when.is_none_or(|w| w.holds(vals.as_slice())))
+            .fold(FloatModes::NONE, |a, t| a.union(t.modes))
+    }
+
+    /// Whether this instruction reads or writes fcsr with these operand values (a float mode it depends on
+    /// counts as a read; a CSR instruction touches fcsr only when it names fcsr).
+    pub fn fcsr(&self) -> FcsrUse {
+        let info = self.id().info();
+        let vals = self.operand_values();
+        let mut u = FcsrUse { reads: !self.float_modes().is_empty(), writes: false };
+        for t in info.fcsr_terms.iter().filter(|t| t.when.is_none_or(|w| w.holds(vals.as_slice()))) {
+            u.reads |= t.use_.reads;
+            u.writes |= t.use_.writes;
+        }
+        u
+    }
+
+    pub fn exec(&self) -> ExecUse {
+        self.id().info().exec
+    }
+
+    pub fn flow(&self) -> Flow {
+        self.id().info().flow
+    }
+
+    /// The memory space of a load, store, atomic or image access.
+    pub fn mem_space(&self) -> Option<Sp> {
+        let info = self.id().info();
+        let space = info.access.map(|a| a.space).or(info.image.map(|a| a.space))?;
+        match space {
+            SpaceOf::Fixed(sp) => Some(sp),
+            SpaceOf::Operand(i) => Sp::from_raw(*self.operand_values().as_slice().get(i as usize)? as u32),
+        }
+    }
+}
