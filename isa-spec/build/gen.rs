@@ -390,7 +390,16 @@ fn gen_enums(m: &Model, o: &mut String) {
                 .iter()
                 .map(|op| format!("{}: {}", op.name, rust_type(kind_of(&m.kinds, &op.kind))))
                 .collect();
-            let doc = i.def.en.replace('\n', " ").replace('[', "\\[").replace(']', "\\]");
+            // The `en` text is prose with brackets and angle brackets (`<field>`): escaped, rustdoc reads
+            // neither as a link nor as HTML.
+            let doc = i
+                .def
+                .en
+                .replace('\n', " ")
+                .replace('[', "\\[")
+                .replace(']', "\\]")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;");
             writeln!(o, "    /// `{} {}`: {doc}", i.def.mnemonic, i.def.syntax).unwrap();
             if fields.is_empty() {
                 writeln!(o, "    {},", camel(&i.def.mnemonic)).unwrap();

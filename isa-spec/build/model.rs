@@ -321,17 +321,18 @@ pub fn parse_int(s: &str) -> Option<u32> {
     }
 }
 
-pub fn resolve_insn(
-    id: usize,
-    file: &str,
-    g: &GroupFile,
-    def: &InsnDef,
-    fmts: &[Format],
-    kinds: &[Kind],
-    flags: &[(String, String)],
-    counters: &[String],
-    float_modes: &[String],
-) -> Result<Insn, String> {
+/// What an instruction entry is resolved against: the formats, operand kinds, flags, wait counters and float
+/// modes the other YAML files define.
+pub struct Tables<'a> {
+    pub fmts: &'a [Format],
+    pub kinds: &'a [Kind],
+    pub flags: &'a [(String, String)],
+    pub counters: &'a [String],
+    pub float_modes: &'a [String],
+}
+
+pub fn resolve_insn(id: usize, file: &str, g: &GroupFile, def: &InsnDef, t: &Tables) -> Result<Insn, String> {
+    let Tables { fmts, kinds, flags, counters, float_modes } = *t;
     let at = format!("{file}: `{}`", def.mnemonic);
     let fmt = fmts.iter().find(|f| f.name == def.format).ok_or(format!("{at}: unknown format `{}`", def.format))?;
     if def.opcode == 0 || def.opcode > 0x7f {
@@ -540,7 +541,9 @@ pub fn load_texts(formats: &str, kinds: &str, group_files: &[(String, String)]) 
         groups.push((g.group, g.name.clone(), g.title.clone(), g.unit.clone()));
         for def in &g.instructions {
             let id = insns.len();
-            insns.push(resolve_insn(id, file, &g, def, &formats, &kinds, &flags, &counters, &mode_names)?);
+            let tables =
+                Tables { fmts: &formats, kinds: &kinds, flags: &flags, counters: &counters, float_modes: &mode_names };
+            insns.push(resolve_insn(id, file, &g, def, &tables)?);
         }
     }
     check_overlaps(&insns)?;

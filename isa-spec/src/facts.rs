@@ -251,7 +251,7 @@ pub struct RegSet {
     u: [u64; UREGS / 64],
 }
 
-const _: () = assert!(VREGS % 64 == 0 && UREGS % 64 == 0);
+const _: () = assert!(VREGS.is_multiple_of(64) && UREGS.is_multiple_of(64));
 
 impl RegSet {
     pub const EMPTY: RegSet = RegSet { v: [0; VREGS / 64], u: [0; UREGS / 64] };
