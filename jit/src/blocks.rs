@@ -39,7 +39,7 @@ impl Block {
 /// Does this instruction end a block (may change the PC, synchronise, or write EXEC)?
 pub fn ends_block(insn: &Insn) -> bool {
     let i = insn.id().info();
-    i.has(flag::BR) || i.has(flag::SY) || i.has(flag::WE) || i.has(flag::TR) && i.group_name == "ctrl"
+    i.flow != lanejit_isa::Flow::None || i.has(flag::SY) || i.has(flag::WE)
 }
 
 /// Statically known PC-relative targets of an instruction.

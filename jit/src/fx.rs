@@ -480,7 +480,7 @@ impl<'a> Fx<'a> {
     /// them are reloaded after.
     fn call_runtime(&mut self, f: usize, pc: u32, done: u32, writes: Option<BlockRegs>) {
         let insn = self.current.expect("a runtime call runs while lowering an instruction");
-        if writes_csr(&insn) {
+        if insn.fcsr().writes {
             self.fcsr_plain = false;
         }
         let (vs, us) = touched(&insn);
@@ -563,63 +563,18 @@ impl Fx<'_> {
     }
 }
 
-/// Instructions that may write fcsr (the only writable CSR).
-fn writes_csr(insn: &lanejit_isa::Insn) -> bool {
-    use lanejit_isa::{Insn::Uniform, UniformInsn::*};
-    matches!(insn, Uniform(CsrRw { .. } | CsrRs { .. } | CsrRc { .. } | CsrRwi { .. } | CsrRsi { .. } | CsrRci { .. }))
-}
-
-/// Registers an instruction names (the only ones the interpreter reads or writes for it): pairs include their
-/// second register; a memory instruction's `rd` stands for the group it may load or store (up to 4 vector or 8
-/// uniform registers).
+/// Registers an instruction reads or writes (the YAML's `regs`: every operand's register group, formulas
+/// evaluated): the only ones the interpreter touches for it, so the only ones stored before and reloaded after
+/// it runs there. Written registers count too: a write under EXEC keeps the inactive lanes of the old value.
 pub fn touched(insn: &lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>) {
-    named(insn, |_| true)
+    split(&insn.reads().union(insn.writes()))
 }
 
-/// The registers an instruction may write: its `rd` operand (the ISA's only register destination; EXEC and
-/// fcsr are written through their flags), the whole group a memory instruction names.
+/// The registers an instruction may write (the YAML's `out` and `inout` operands).
 pub fn written(insn: &lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>) {
-    named(insn, |name| name == "rd")
+    split(&insn.writes())
 }
 
-/// The registers named by the operands whose name passes `pick`.
-fn named(insn: &lanejit_isa::Insn, pick: impl Fn(&str) -> bool) -> (Vec<usize>, Vec<usize>) {
-    use lanejit_isa::{flag, KindClass};
-    let info = insn.id().info();
-    let mem = info.has(flag::LD) || info.has(flag::ST);
-    // A plain vector access names exactly its width's registers; other memory instructions the widest group.
-    if let lanejit_isa::Insn::Mem(m) = insn {
-        if let Some(a) = crate::lanes_mem::Access::of(m) {
-            let (mut vs, mut us) = (Vec::new(), Vec::new());
-            if pick("rs1") {
-                vs.push(a.rs1.idx());
-            }
-            if pick("rs2") {
-                us.extend([a.rs2.idx(), a.rs2.idx() + 1].into_iter().filter(|&r| r < UREGS));
-            }
-            if pick("rd") {
-                vs.extend(a.rd.idx()..a.rd.idx() + a.regs());
-            }
-            return (vs, us);
-        }
-    }
-    let (mut vs, mut us) = (Vec::new(), Vec::new());
-    for (o, val) in info.operands.iter().zip(insn.operand_values().as_slice()).filter(|(o, _)| pick(o.name)) {
-        let k = o.kind();
-        // A memory instruction's rd names a group: the registers its access fills (YAML `access`), or a pair
-        // (atom.cas's compare value); image ops up to 4 components plus img.load's status register.
-        let n = match (mem && o.name == "rd", info.access) {
-            (true, Some(a)) => a.regs().max(1 + k.pair as usize),
-            (true, None) => 5,
-            _ => 1 + k.pair as usize,
-        };
-        let r = *val as usize;
-        match k.class {
-            KindClass::VReg => vs.extend((r..r + n).filter(|&x| x < VREGS)),
-            KindClass::VHalf => vs.push(r & 0x7f),
-            KindClass::UReg => us.extend((r..r + n).filter(|&x| x < UREGS)),
-            _ => {}
-        }
-    }
-    (vs, us)
+fn split(set: &lanejit_isa::RegSet) -> (Vec<usize>, Vec<usize>) {
+    (set.vregs().map(|r| r.idx()).collect(), set.uregs().map(|r| r.idx()).collect())
 }

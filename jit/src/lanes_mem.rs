@@ -6,7 +6,7 @@
 //!
 //! Also fills the window cache that compiled code checks inline (see `lower/mem.rs`).
 
-use lanejit_interp::mem::AtomOp;
+use lanejit_interp::mem::{atomic_word, AtomOp};
 use lanejit_interp::{HostRegion, Memory, WaveState};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg, LANES, VREGS};
 use std::sync::atomic::{
@@ -84,7 +84,7 @@ impl Access {
 }
 
 /// An atomic with a uniform base (`atom.*`, not `.a64`): the 32-bit word of each active lane is read, combined
-/// with `v[rd]` (and, for cas, the compare value `v[rd+1]`) by the interpreter's own `AtomOp::apply`, and written
+/// with `v[rd]` (and, for cas, the compare value `v[rd+1]`) by the interpreter's own `atomic_word`, and written
 /// back in one host atomic operation, lanes ascending as the interpreter goes.
 #[derive(Clone, Copy, Debug)]
 pub struct Atomic {
@@ -95,28 +95,34 @@ pub struct Atomic {
 impl Atomic {
     pub fn of(i: &MemInsn) -> Option<Atomic> {
         use MemInsn::*;
-        let (rd, rs1, rs2, imm, sp, op) = match *i {
-            AtomAddU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Add),
-            AtomSubU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Sub),
-            AtomMinI32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::MinI),
-            AtomMaxI32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::MaxI),
-            AtomMinU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::MinU),
-            AtomMaxU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::MaxU),
-            AtomAndB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::And),
-            AtomOrB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Or),
-            AtomXorB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Xor),
-            AtomXchgB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Xchg),
-            AtomCasB32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Cas),
-            AtomIncU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Inc),
-            AtomDecU32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Dec),
-            AtomFaddF32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp, AtomOp::Fadd),
+        let (rd, rs1, rs2, imm, sp) = match *i {
+            AtomAddU32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomSubU32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomMinI32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomMaxI32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomMinU32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomMaxU32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomAndB32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomOrB32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomXorB32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomXchgB32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomCasB32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomIncU32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomDecU32 { rd, rs1, rs2, imm, sp, .. }
+            | AtomFaddF32 { rd, rs1, rs2, imm, sp, .. } => (rd, rs1, rs2, imm, sp),
             _ => return None,
         };
-        let bytes = lanejit_isa::Insn::Mem(*i).id().info().access?.bytes;
-        let at = Access { rd, rs1, rs2, imm, sp, bytes, dir: Dir::Store };
-        // Private memory and writes to constant memory are the interpreter's (the latter traps).
-        let regs = if op == AtomOp::Cas { 2 } else { 1 };
-        (bytes == 4 && rd.idx() + regs <= VREGS && matches!(sp, Sp::Global | Sp::Shared)).then_some(Atomic { at, op })
+        // Width and operation come from the ISA tables (YAML `access`); the data group from its `regs`.
+        let insn = lanejit_isa::Insn::Mem(*i);
+        let acc = insn.id().info().access?;
+        let op = acc.atomic?;
+        let at = Access { rd, rs1, rs2, imm, sp, bytes: acc.bytes, dir: Dir::Store };
+        // Private memory and writes to constant memory are the interpreter's (the latter traps), and so is a
+        // data group (cas: value and compare value) past the last register (IllegalInsn).
+        let uses = insn.reg_uses();
+        let data = uses.as_slice().iter().find(|u| u.operand == acc.data)?;
+        let fits = data.first as usize + data.read.max(data.written) as usize <= VREGS;
+        (acc.bytes == 4 && fits && matches!(sp, Sp::Global | Sp::Shared)).then_some(Atomic { at, op })
     }
 }
 
@@ -152,7 +158,7 @@ pub fn try_atomic(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut W
         let word = unsafe { AtomicU32::from_ptr(region.host.wrapping_add((addrs[l] - region.lo) as usize).cast()) };
         old[l] = match a.op {
             AtomOp::Add => word.fetch_add(d[l], AcqRel),
-            op => word.fetch_update(AcqRel, Relaxed, |x| Some(op.apply(x, d[l], c[l]))).unwrap_or_else(|x| x),
+            op => word.fetch_update(AcqRel, Relaxed, |x| Some(atomic_word(op, x, d[l], c[l]))).unwrap_or_else(|x| x),
         };
     }
     w.write_v(a.at.rd, &old);

@@ -97,7 +97,7 @@ pub fn tables() -> &'static Tables {
                 }
             } else if is(i, flag::BR) {
                 // Branches only come from structures (termination is by construction).
-            } else if is(i, flag::SY) || i.group_name == "ctrl" && is(i, flag::TR) {
+            } else if is(i, flag::SY) || i.flow != lanejit_isa::Flow::None {
                 t.terminal.push(i.id);
             } else {
                 t.plain.push(i.id);
@@ -230,7 +230,9 @@ impl Gen {
             o.vals[1] = k.values.iter().find(|(n, _)| *n == name).map_or(0, |v| v.1 as i64);
         }
         let info = id.info();
-        let writes_csr = info.has(flag::TR) && info.operands.iter().any(|x| x.kind().name == "csr10");
+        // An instruction that may write fcsr (for some value of its operands; YAML `fcsr`) usually gets a
+        // value the ISA lets fcsr hold.
+        let writes_csr = info.fcsr_terms.iter().any(|t| t.use_.writes);
         if writes_csr && self.r.chance(85) {
             if let Some(i) = info.operands.iter().position(|x| x.name == "rs1" && x.kind().class == KindClass::UReg) {
                 let v = fcsr_value(&mut self.r);

@@ -12,78 +12,82 @@ use crate::exec::{Ctx, Flow};
 use crate::memory::MemFault;
 use crate::trap::{Trap, TrapKind};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg};
-pub use vector::AtomOp;
-use vector::{Base, Ext, Vm, Width};
+pub use vector::{atomic_word, AtomOp};
+use vector::{Base, Vm};
 
 /// The image ops are fully specified in the ISA but not implemented by this release's engines.
 const IMAGE_UNIMPLEMENTED: &str = "image ops are not implemented in this release";
 
+/// Width, alignment, extension and atomic operation come from the ISA tables (YAML `access`); the handlers
+/// below are the same for every width.
 pub fn exec(cx: &mut Ctx, i: &MemInsn) -> Result<Flow, Trap> {
     use MemInsn::*;
-    use Width::*;
+    let access =
+        || lanejit_isa::Insn::Mem(*i).id().info().access.expect("every M and UM instruction states its access");
     match *i {
-        LdU8 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B8, Ext::Zero),
-        LdS8 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B8, Ext::Sign),
-        LdU16 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B16, Ext::Zero),
-        LdS16 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B16, Ext::Sign),
-        LdB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B32, Ext::Zero),
-        LdB64 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B64, Ext::Zero),
-        LdB96 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B96, Ext::Zero),
-        LdB128 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), B128, Ext::Zero),
-        StB8 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B8),
-        StB16 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B16),
-        StB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B32),
-        StB64 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B64),
-        StB96 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B96),
-        StB128 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), B128),
-        LdA64U8 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B8, Ext::Zero),
-        LdA64S8 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B8, Ext::Sign),
-        LdA64U16 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B16, Ext::Zero),
-        LdA64S16 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B16, Ext::Sign),
-        LdA64B32 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B32, Ext::Zero),
-        LdA64B64 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B64, Ext::Zero),
-        LdA64B96 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B96, Ext::Zero),
-        LdA64B128 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), B128, Ext::Zero),
-        StA64B8 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B8),
-        StA64B16 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B16),
-        StA64B32 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B32),
-        StA64B64 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B64),
-        StA64B96 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B96),
-        StA64B128 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), B128),
-        AtomAddU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Add),
-        AtomSubU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Sub),
-        AtomMinI32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::MinI),
-        AtomMaxI32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::MaxI),
-        AtomMinU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::MinU),
-        AtomMaxU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::MaxU),
-        AtomAndB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::And),
-        AtomOrB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Or),
-        AtomXorB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Xor),
-        AtomXchgB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Xchg),
-        AtomCasB32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Cas),
-        AtomIncU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Inc),
-        AtomDecU32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Dec),
-        AtomFaddF32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), AtomOp::Fadd),
-        AtomA64AddU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Add),
-        AtomA64SubU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Sub),
-        AtomA64MinI32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::MinI),
-        AtomA64MaxI32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::MaxI),
-        AtomA64MinU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::MinU),
-        AtomA64MaxU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::MaxU),
-        AtomA64AndB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::And),
-        AtomA64OrB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Or),
-        AtomA64XorB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Xor),
-        AtomA64XchgB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Xchg),
-        AtomA64CasB32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Cas),
-        AtomA64IncU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Inc),
-        AtomA64DecU32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Dec),
-        AtomA64FaddF32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), AtomOp::Fadd),
-        ULdB32 { rd, rs1, imm, cpol: _ } => uniform::load(cx, rd, rs1, imm, 1),
-        ULdB64 { rd, rs1, imm, cpol: _ } => uniform::load(cx, rd, rs1, imm, 2),
-        ULdB128 { rd, rs1, imm, cpol: _ } => uniform::load(cx, rd, rs1, imm, 4),
-        ULdB256 { rd, rs1, imm, cpol: _ } => uniform::load(cx, rd, rs1, imm, 8),
-        UStB32 { rd, rs1, imm, cpol: _ } => uniform::store(cx, rd, rs1, imm, 1),
-        UStB64 { rd, rs1, imm, cpol: _ } => uniform::store(cx, rd, rs1, imm, 2),
+        LdU8 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | LdS8 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | LdU16 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | LdS16 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | LdB32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | LdB64 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | LdB96 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | LdB128 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::load(cx, off(rd, rs1, rs2, imm, sp), access()),
+        StB8 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | StB16 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | StB32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | StB64 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | StB96 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | StB128 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::store(cx, off(rd, rs1, rs2, imm, sp), access()),
+        LdA64U8 { rd, rs1, imm, sp, cpol: _ }
+        | LdA64S8 { rd, rs1, imm, sp, cpol: _ }
+        | LdA64U16 { rd, rs1, imm, sp, cpol: _ }
+        | LdA64S16 { rd, rs1, imm, sp, cpol: _ }
+        | LdA64B32 { rd, rs1, imm, sp, cpol: _ }
+        | LdA64B64 { rd, rs1, imm, sp, cpol: _ }
+        | LdA64B96 { rd, rs1, imm, sp, cpol: _ }
+        | LdA64B128 { rd, rs1, imm, sp, cpol: _ } => vector::load(cx, ptr(rd, rs1, imm, sp), access()),
+        StA64B8 { rd, rs1, imm, sp, cpol: _ }
+        | StA64B16 { rd, rs1, imm, sp, cpol: _ }
+        | StA64B32 { rd, rs1, imm, sp, cpol: _ }
+        | StA64B64 { rd, rs1, imm, sp, cpol: _ }
+        | StA64B96 { rd, rs1, imm, sp, cpol: _ }
+        | StA64B128 { rd, rs1, imm, sp, cpol: _ } => vector::store(cx, ptr(rd, rs1, imm, sp), access()),
+        AtomAddU32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomSubU32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomMinI32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomMaxI32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomMinU32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomMaxU32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomAndB32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomOrB32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomXorB32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomXchgB32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomCasB32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomIncU32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomDecU32 { rd, rs1, rs2, imm, sp, cpol: _ }
+        | AtomFaddF32 { rd, rs1, rs2, imm, sp, cpol: _ } => vector::atomic(cx, off(rd, rs1, rs2, imm, sp), access()),
+        AtomA64AddU32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64SubU32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64MinI32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64MaxI32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64MinU32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64MaxU32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64AndB32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64OrB32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64XorB32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64XchgB32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64CasB32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64IncU32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64DecU32 { rd, rs1, imm, sp, cpol: _ }
+        | AtomA64FaddF32 { rd, rs1, imm, sp, cpol: _ } => vector::atomic(cx, ptr(rd, rs1, imm, sp), access()),
+        ULdB32 { rd, rs1, imm, cpol: _ }
+        | ULdB64 { rd, rs1, imm, cpol: _ }
+        | ULdB128 { rd, rs1, imm, cpol: _ }
+        | ULdB256 { rd, rs1, imm, cpol: _ } => uniform::load(cx, rd, rs1, imm, access().regs()),
+        UStB32 { rd, rs1, imm, cpol: _ } | UStB64 { rd, rs1, imm, cpol: _ } => {
+            uniform::store(cx, rd, rs1, imm, access().regs())
+        }
         ImgLoad { .. } | ImgStore { .. } | ImgSample { .. } | ImgQuery { .. } => Err(cx.illegal(IMAGE_UNIMPLEMENTED)),
     }
 }

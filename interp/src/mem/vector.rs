@@ -8,7 +8,7 @@ use crate::fp::{self, FpMode};
 use crate::memory::MemFault;
 use crate::state::{lane_on, Lanes};
 use crate::trap::{Trap, TrapKind};
-use lanejit_isa::{Sp, UReg, VReg, LANES, VREGS};
+use lanejit_isa::{MemAccess, Sp, UReg, VReg, LANES, VREGS};
 
 /// How an instruction forms its per-lane address.
 #[derive(Clone, Copy)]
@@ -28,106 +28,48 @@ pub(super) struct Vm {
     pub sp: Sp,
 }
 
-#[derive(Clone, Copy)]
-pub(super) enum Width {
-    B8,
-    B16,
-    B32,
-    B64,
-    B96,
-    B128,
-}
+/// The read-modify-write of an atomic (YAML `access: … atomic=`), shared with the JIT's runtime so that both
+/// compute the same word.
+pub use lanejit_isa::AtomicOp as AtomOp;
 
-impl Width {
-    fn bytes(self) -> u32 {
-        match self {
-            Width::B8 => 1,
-            Width::B16 => 2,
-            Width::B32 => 4,
-            Width::B64 => 8,
-            Width::B96 => 12,
-            Width::B128 => 16,
-        }
-    }
-    /// Alignment of the whole access: natural, except b96 (tightly packed 12-byte elements, 4-aligned).
-    fn align(self) -> u64 {
-        match self {
-            Width::B96 => 4,
-            w => w.bytes() as u64,
-        }
-    }
-    /// Registers holding the data: one per dword, at least one.
-    fn regs(self) -> usize {
-        (self.bytes() as usize).div_ceil(4)
-    }
-}
-
-/// How a sub-dword load fills the rest of the register.
-#[derive(Clone, Copy)]
-pub(super) enum Ext {
-    Zero,
-    Sign,
-}
-
-/// The read-modify-write of an atomic, shared with the JIT's runtime so that both compute the same word.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum AtomOp {
-    Add,
-    Sub,
-    MinI,
-    MaxI,
-    MinU,
-    MaxU,
-    And,
-    Or,
-    Xor,
-    Xchg,
-    Cas,
-    Inc,
-    Dec,
-    Fadd,
-}
-
-impl AtomOp {
-    /// The new memory word from the old one, the lane's data `d` and (cas only) compare value `c`.
-    pub fn apply(self, old: u32, d: u32, c: u32) -> u32 {
-        match self {
-            AtomOp::Add => old.wrapping_add(d),
-            AtomOp::Sub => old.wrapping_sub(d),
-            AtomOp::MinI => (old as i32).min(d as i32) as u32,
-            AtomOp::MaxI => (old as i32).max(d as i32) as u32,
-            AtomOp::MinU => old.min(d),
-            AtomOp::MaxU => old.max(d),
-            AtomOp::And => old & d,
-            AtomOp::Or => old | d,
-            AtomOp::Xor => old ^ d,
-            AtomOp::Xchg => d,
-            // A failed compare writes the old value back: same memory contents, still an (atomic) write.
-            AtomOp::Cas => {
-                if old == c {
-                    d
-                } else {
-                    old
-                }
+/// The new memory word of atomic `op` from the old one, the lane's data `d` and (cas only) compare value `c`.
+pub fn atomic_word(op: AtomOp, old: u32, d: u32, c: u32) -> u32 {
+    match op {
+        AtomOp::Add => old.wrapping_add(d),
+        AtomOp::Sub => old.wrapping_sub(d),
+        AtomOp::MinI32 => (old as i32).min(d as i32) as u32,
+        AtomOp::MaxI32 => (old as i32).max(d as i32) as u32,
+        AtomOp::MinU32 => old.min(d),
+        AtomOp::MaxU32 => old.max(d),
+        AtomOp::And => old & d,
+        AtomOp::Or => old | d,
+        AtomOp::Xor => old ^ d,
+        AtomOp::Xchg => d,
+        // A failed compare writes the old value back: same memory contents, still an (atomic) write.
+        AtomOp::Cas => {
+            if old == c {
+                d
+            } else {
+                old
             }
-            // CUDA atomicInc/atomicDec: count 0..=d then wrap to 0; count d..=0 then wrap to d.
-            AtomOp::Inc => {
-                if old >= d {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            AtomOp::Dec => {
-                if old == 0 || old > d {
-                    d
-                } else {
-                    old - 1
-                }
-            }
-            // Fixed round-to-nearest-even with denormals kept, whatever fcsr says.
-            AtomOp::Fadd => fp::f32_add(old, d, FpMode::RNE),
         }
+        // CUDA atomicInc/atomicDec: count 0..=d then wrap to 0; count d..=0 then wrap to d.
+        AtomOp::Inc => {
+            if old >= d {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > d {
+                d
+            } else {
+                old - 1
+            }
+        }
+        // Fixed round-to-nearest-even with denormals kept, whatever fcsr says.
+        AtomOp::FaddF32 => fp::f32_add(old, d, FpMode::RNE),
     }
 }
 
@@ -177,28 +119,28 @@ fn addresses(cx: &Ctx, m: &Vm, regs: usize) -> Result<[u64; LANES], Trap> {
 
 /// Everything that can trap, in the YAML's order, before any effect: IllegalInsn, write to constant memory,
 /// Misaligned (of the whole access), then the port's verdict on every piece of every active lane.
-fn prepare(cx: &Ctx, m: &Vm, w: Width, regs: usize, write: bool) -> Result<[u64; LANES], Trap> {
+fn prepare(cx: &Ctx, m: &Vm, w: MemAccess, regs: usize, write: bool) -> Result<[u64; LANES], Trap> {
     let addrs = addresses(cx, m, regs)?;
     let exec = cx.w.exec;
     if write && m.sp == Sp::Constant && exec != 0 {
         return Err(lane_trap(cx, TrapKind::MemoryFault, "write to constant memory".into(), exec, &addrs));
     }
-    let misaligned = mask_of(lanes_of(exec).filter(|&l| !addrs[l].is_multiple_of(w.align())));
+    let misaligned = mask_of(lanes_of(exec).filter(|&l| !addrs[l].is_multiple_of(w.align as u64)));
     if misaligned != 0 {
-        let detail = format!("{}-byte {} access not {}-byte aligned", w.bytes(), m.sp.name(), w.align());
+        let detail = format!("{}-byte {} access not {}-byte aligned", w.bytes, m.sp.name(), w.align);
         return Err(lane_trap(cx, TrapKind::Misaligned, detail, misaligned, &addrs));
     }
     let mut faults: [Option<MemFault>; LANES] = [None; LANES];
     for l in lanes_of(exec) {
         faults[l] =
-            pieces(w.bytes()).find_map(|(o, size)| cx.mem.check(m.sp, l, addrs[l].wrapping_add(o), size, write).err());
+            pieces(w.bytes).find_map(|(o, size)| cx.mem.check(m.sp, l, addrs[l].wrapping_add(o), size, write).err());
     }
     // A Misaligned verdict of the port outranks the others, as in the trap order.
     for kind in [TrapKind::Misaligned, TrapKind::MemoryFault] {
         let bad = mask_of((0..LANES).filter(|&l| faults[l].is_some_and(|f| fault_kind(f) == kind)));
         if bad != 0 {
             let first = faults[bad.trailing_zeros() as usize].map_or("", MemFault::describe);
-            let detail = format!("{}-byte {} access: {first}", w.bytes(), m.sp.name());
+            let detail = format!("{}-byte {} access: {first}", w.bytes, m.sp.name());
             return Err(lane_trap(cx, kind, detail, bad, &addrs));
         }
     }
@@ -206,25 +148,21 @@ fn prepare(cx: &Ctx, m: &Vm, w: Width, regs: usize, write: bool) -> Result<[u64;
 }
 
 /// Sub-dword loads: zero- or sign-extend to 32 bits (the port returns the bytes zero-extended).
-fn extend(x: u32, w: Width, ext: Ext) -> u32 {
-    let bits = match w {
-        Width::B8 => 8,
-        Width::B16 => 16,
-        Width::B32 | Width::B64 | Width::B96 | Width::B128 => return x,
-    };
-    match ext {
-        Ext::Zero => x,
-        Ext::Sign => ((x << (32 - bits)) as i32 >> (32 - bits)) as u32,
+fn extend(x: u32, w: MemAccess) -> u32 {
+    if w.bytes >= 4 || !w.signed {
+        return x;
     }
+    let unused = 32 - 8 * w.bytes;
+    ((x << unused) as i32 >> unused) as u32
 }
 
 /// v[rd+k] = dword k of the lane's access, in the active lanes; registers are written after every lane loaded.
-pub(super) fn load(cx: &mut Ctx, m: Vm, w: Width, ext: Ext) -> Result<Flow, Trap> {
+pub(super) fn load(cx: &mut Ctx, m: Vm, w: MemAccess) -> Result<Flow, Trap> {
     let addrs = prepare(cx, &m, w, w.regs(), false)?;
     let mut out = vec![[0u32; LANES]; w.regs()];
     for l in lanes_of(cx.w.exec) {
         let mut v = 0u128;
-        for (o, size) in pieces(w.bytes()) {
+        for (o, size) in pieces(w.bytes) {
             let a = addrs[l].wrapping_add(o);
             let x = cx.mem.load(m.sp, l, a, size).map_err(|f| late_fault(cx, f, 1 << l, a))?;
             v |= (x as u128) << (8 * o);
@@ -232,7 +170,7 @@ pub(super) fn load(cx: &mut Ctx, m: Vm, w: Width, ext: Ext) -> Result<Flow, Trap
         for (k, reg) in out.iter_mut().enumerate() {
             reg[l] = (v >> (32 * k)) as u32;
         }
-        out[0][l] = extend(out[0][l], w, ext);
+        out[0][l] = extend(out[0][l], w);
     }
     for (k, vals) in out.iter().enumerate() {
         cx.w.write_v(VReg(m.rd.0 + k as u8), vals);
@@ -241,12 +179,12 @@ pub(super) fn load(cx: &mut Ctx, m: Vm, w: Width, ext: Ext) -> Result<Flow, Trap
 }
 
 /// Stores the low bytes of v[rd], v[rd+1], … lane by lane, ascending.
-pub(super) fn store(cx: &mut Ctx, m: Vm, w: Width) -> Result<Flow, Trap> {
+pub(super) fn store(cx: &mut Ctx, m: Vm, w: MemAccess) -> Result<Flow, Trap> {
     let addrs = prepare(cx, &m, w, w.regs(), true)?;
     let data: Vec<Lanes> = (0..w.regs()).map(|k| *cx.w.vn(m.rd.idx() + k)).collect();
     for l in lanes_of(cx.w.exec) {
         let v = data.iter().rev().fold(0u128, |v, reg| v << 32 | reg[l] as u128);
-        for (o, size) in pieces(w.bytes()) {
+        for (o, size) in pieces(w.bytes) {
             let a = addrs[l].wrapping_add(o);
             cx.mem.store(m.sp, l, a, size, (v >> (8 * o)) as u64).map_err(|f| late_fault(cx, f, 1 << l, a))?;
         }
@@ -255,15 +193,16 @@ pub(super) fn store(cx: &mut Ctx, m: Vm, w: Width) -> Result<Flow, Trap> {
 }
 
 /// One indivisible read-modify-write per active lane, ascending; v[rd] receives the old word.
-pub(super) fn atomic(cx: &mut Ctx, m: Vm, op: AtomOp) -> Result<Flow, Trap> {
+pub(super) fn atomic(cx: &mut Ctx, m: Vm, w: MemAccess) -> Result<Flow, Trap> {
+    let op = w.atomic.expect("an atomic states its operation");
     // cas reads its compare value from rd+1 (rd is an even pair).
     let regs = if op == AtomOp::Cas { 2 } else { 1 };
-    let addrs = prepare(cx, &m, Width::B32, regs, true)?;
+    let addrs = prepare(cx, &m, w, regs, true)?;
     let d = *cx.w.vr(m.rd);
     let c = if op == AtomOp::Cas { *cx.w.vn(m.rd.idx() + 1) } else { [0; LANES] };
     let mut old = d;
     for l in lanes_of(cx.w.exec) {
-        let r = cx.mem.rmw32(m.sp, l, addrs[l], &mut |x| op.apply(x, d[l], c[l]));
+        let r = cx.mem.rmw32(m.sp, l, addrs[l], &mut |x| atomic_word(op, x, d[l], c[l]));
         old[l] = r.map_err(|f| late_fault(cx, f, 1 << l, addrs[l]))?;
     }
     cx.w.write_v(m.rd, &old);

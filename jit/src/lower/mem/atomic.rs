@@ -23,15 +23,15 @@ fn host_op(op: AtomOp) -> Option<AtomicRmwOp> {
     Some(match op {
         AtomOp::Add => AtomicRmwOp::Add,
         AtomOp::Sub => AtomicRmwOp::Sub,
-        AtomOp::MinI => AtomicRmwOp::Smin,
-        AtomOp::MaxI => AtomicRmwOp::Smax,
-        AtomOp::MinU => AtomicRmwOp::Umin,
-        AtomOp::MaxU => AtomicRmwOp::Umax,
+        AtomOp::MinI32 => AtomicRmwOp::Smin,
+        AtomOp::MaxI32 => AtomicRmwOp::Smax,
+        AtomOp::MinU32 => AtomicRmwOp::Umin,
+        AtomOp::MaxU32 => AtomicRmwOp::Umax,
         AtomOp::And => AtomicRmwOp::And,
         AtomOp::Or => AtomicRmwOp::Or,
         AtomOp::Xor => AtomicRmwOp::Xor,
         AtomOp::Xchg => AtomicRmwOp::Xchg,
-        AtomOp::Cas | AtomOp::Inc | AtomOp::Dec | AtomOp::Fadd => return None,
+        AtomOp::Cas | AtomOp::Inc | AtomOp::Dec | AtomOp::FaddF32 => return None,
     })
 }
 
