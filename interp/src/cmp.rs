@@ -6,7 +6,7 @@
 //! fcsr: compares never flush), so every engine can reproduce them exactly. The f16 arithmetic goes through
 //! the shared bit-exact helpers in `crate::fp`.
 
-use crate::exec::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::fp::{self, Fmt, D, H, S};
 use crate::fpmode::{dyn_mode, mode};
 use crate::state::{lane_on, Lanes};

@@ -4,7 +4,7 @@
 //! t < 0 or t is not a multiple of 4; both are decided here. `t >= code size` cannot be decided here (Ctx
 //! does not carry the code size), so that case is left to the run loop's fetch of t.
 
-use crate::exec::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::trap::{Trap, TrapKind};
 use lanejit_isa::{CtrlInsn, UReg};
 

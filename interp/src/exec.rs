@@ -1,88 +1,11 @@
 //! The interpreter loop: fetch a pre-decoded instruction, hand it to its group's handler, apply the flow.
 
+pub use crate::ctx::{Code, Ctx, Flow, WaveEnv};
 use crate::memory::Memory;
 use crate::state::WaveState;
-use crate::trap::{Trap, TrapKind};
+use crate::trap::Trap;
 use crate::{cmp, ctrl, mem, uniform, vfloat, vint, xlane};
-use lanejit_isa::{decode_at, DecodeError, Insn};
-
-/// What the wave does after an instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flow {
-    Next,
-    /// Continue at this byte address.
-    Jump(u32),
-    End,
-    /// Wait at a workgroup barrier, then continue with the next instruction.
-    Barrier,
-}
-
-/// Read-only facts about the wave's place in the launch (the CSRs and the ABI registers come from here).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WaveEnv {
-    pub wave_id: u32,
-    pub wave_count: u32,
-    pub wg_size: [u32; 3],
-    pub grid: [u32; 3],
-    pub wg_id: [u32; 3],
-}
-
-/// A kernel's code, decoded once at every word offset (so a jump into the middle of a 64-bit instruction
-/// decodes what is there, like hardware would).
-pub struct Code {
-    pub words: Vec<u32>,
-    pub decoded: Vec<Result<(Insn, u32), DecodeError>>,
-}
-
-impl Code {
-    pub fn new(words: Vec<u32>) -> Code {
-        let decoded = (0..words.len()).map(|i| decode_at(&words, i).map(|(insn, n)| (insn, n as u32 * 4))).collect();
-        Code { words, decoded }
-    }
-    pub fn len_bytes(&self) -> u32 {
-        self.words.len() as u32 * 4
-    }
-    /// The instruction at byte address `pc`, or the trap for fetching there.
-    pub fn fetch(&self, pc: u32) -> Result<(Insn, u32), Trap> {
-        if !pc.is_multiple_of(4) || pc >= self.len_bytes() {
-            return Err(Trap::new(
-                TrapKind::PcOutOfRange,
-                pc,
-                format!("pc {pc:#x} is outside the code (0..{:#x}) or not 4-aligned", self.len_bytes()),
-            ));
-        }
-        match &self.decoded[(pc / 4) as usize] {
-            Ok((insn, len)) => Ok((*insn, *len)),
-            Err(e) => Err(Trap::illegal(pc, e.to_string())),
-        }
-    }
-}
-
-/// Everything a handler may touch while executing one instruction.
-pub struct Ctx<'a> {
-    pub w: &'a mut WaveState,
-    pub mem: &'a mut dyn Memory,
-    pub env: &'a WaveEnv,
-    /// Address of the executing instruction.
-    pub pc: u32,
-    /// Its length in bytes (4 or 8).
-    pub len: u32,
-    /// Size of the kernel's code in bytes (jumps outside it trap at the jump).
-    pub code_len: u32,
-}
-
-impl Ctx<'_> {
-    pub fn trap(&self, kind: TrapKind, detail: impl Into<String>) -> Trap {
-        Trap::new(kind, self.pc, detail)
-    }
-    pub fn illegal(&self, detail: impl Into<String>) -> Trap {
-        Trap::illegal(self.pc, detail)
-    }
-    /// Address of the next instruction in sequence.
-    pub fn next_pc(&self) -> u32 {
-        self.pc.wrapping_add(self.len)
-    }
-}
+use lanejit_isa::Insn;
 
 /// Executes one instruction. The match is exhaustive over groups; each group matches its own enum.
 pub fn step(cx: &mut Ctx, insn: &Insn) -> Result<Flow, Trap> {

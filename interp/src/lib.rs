@@ -4,6 +4,7 @@
 //! group (the same split as `isa-spec/groups/`). They run over pre-decoded instructions; both this crate and
 //! the JIT match the generated enums exhaustively.
 
+pub mod ctx;
 pub mod exec;
 pub mod fp;
 pub mod fpmode;

@@ -2,7 +2,7 @@
 //! only the `exec.*` forms read or write EXEC. Every source is read before any destination is written, so rd
 //! may equal a source (pairs included). No integer operation traps; only CSR writes can.
 
-use crate::exec::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::fpmode::{FCSR_RM_MASK, FCSR_WRITABLE};
 use crate::trap::Trap;
 use lanejit_isa::{Csr, UReg, UniformInsn, LANES};

@@ -5,7 +5,7 @@
 //! Odd pair registers and set bits of absent sources' modifiers are rejected by the decoder, so nothing here
 //! traps.
 
-use crate::exec::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::fp::{self, FpMode};
 use crate::fpmode::{dyn_mode, mode};
 use crate::state::Lanes;

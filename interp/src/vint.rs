@@ -3,7 +3,7 @@
 //! alias a source (pairs included). Lane functions are plain `fn`s or closures so that the compiler inlines them
 //! into the lane loop (no per-lane dispatch).
 
-use crate::exec::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::state::Lanes;
 use crate::trap::Trap;
 use lanejit_isa::{UReg, VReg, VintInsn, LANES};

@@ -1,7 +1,7 @@
 //! Group 5, cross-lane (seed 000). Each handler is the seed's formula; sources are read in every lane, even
 //! inactive ones, and vector results are written under EXEC unless the entry is flagged `ei`.
 
-use crate::exec::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::fp;
 use crate::state::{lane_on, Lanes};
 use crate::trap::Trap;

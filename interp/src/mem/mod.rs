@@ -8,7 +8,7 @@
 mod uniform;
 mod vector;
 
-use crate::exec::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::memory::MemFault;
 use crate::trap::{Trap, TrapKind};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg};

@@ -2,7 +2,7 @@
 //! Traps name no lane; their one address is the access's start.
 
 use super::{fault_kind, late_fault, pieces};
-use crate::exec::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::trap::{Trap, TrapKind};
 use lanejit_isa::{Sp, UReg, UREGS};
 

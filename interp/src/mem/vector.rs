@@ -3,7 +3,7 @@
 //! lane order).
 
 use super::{fault_kind, late_fault, pieces};
-use crate::exec::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::fp::{self, FpMode};
 use crate::memory::MemFault;
 use crate::state::{lane_on, Lanes};
