@@ -6,7 +6,7 @@
 use crate::tier::HotBlocks;
 use crate::{Engine, Kernel};
 use lanejit_interp::{run, run_counting, Code, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
-use lanejit_jit::lanes_mem::WindowCache;
+use lanejit_jit::WindowCache;
 use lanejit_jit::{CompiledKernel, NextWave};
 use std::sync::Arc;
 

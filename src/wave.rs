@@ -142,7 +142,7 @@ fn run_chunks(
     };
     let mut chunk = if tiering { AUTO_FIRST_CHUNK } else { DEADLINE_CHUNK };
     let start = w.retired;
-    let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
+    let mut windows = lanejit_jit::WindowCache::default();
     loop {
         let left = budget - (w.retired - start);
         if left == 0 {

@@ -213,7 +213,7 @@ fn a_run_of_several_waves_stops_after_exactly_max_steps() {
             let mut w = full_wave();
             let mut env = lanejit_interp::WaveEnv::default();
             let mut waves = Waves { left: 9, ended: 0 };
-            let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
+            let mut windows = lanejit_jit::WindowCache::default();
             let stop = runner.run(&mut w, &mut mem, &mut env, max_steps, None, &mut windows, Some(&mut waves)).unwrap();
             let total = waves.ended + w.retired;
             // Ten waves of seven instructions: 70 in all, then the run ends.

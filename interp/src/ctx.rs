@@ -84,4 +84,3 @@ impl Ctx<'_> {
         self.pc.wrapping_add(self.len)
     }
 }
-

@@ -2,7 +2,7 @@
 //! 8 × I32X4, a uniform register an I32), loaded at entry and stored at every exit, EXEC-masked writes, and
 //! the calls that hand single instructions to the interpreter.
 
-use crate::runtime::{Exit, HelperFns};
+use crate::abi::{Exit, HelperFns};
 use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use lanejit_interp::WaveState;
@@ -71,11 +71,11 @@ pub struct Fx<'a> {
     /// functions (one per word of the whole code).
     pub slot_of: std::sync::Arc<[u32]>,
     /// The compiler this function is built for (what variants blocks get, whether they count their starts).
-    pub tier: crate::runtime::Tier,
+    pub tier: crate::abi::Tier,
     /// `JitCtx::hits`, loaded once at entry (quick code counts block starts there).
     pub hits: Option<Value>,
     /// Every way each instruction (by pc) may run (`CompiledKernel::lowering`).
-    pub lowering: std::collections::BTreeSet<(u32, crate::runtime::Lowering)>,
+    pub lowering: std::collections::BTreeSet<(u32, crate::abi::Lowering)>,
     /// The lowering of the current instruction noted how it runs (else it is wholly native).
     pub noted: bool,
     /// Print the CLIF instruction count of every lowered instruction (`Report::insts`).
@@ -92,7 +92,7 @@ impl<'a> Fx<'a> {
         used_v: &[bool; VREGS],
         used_u: &[bool; UREGS],
         helpers: HelperFns,
-        tier: crate::runtime::Tier,
+        tier: crate::abi::Tier,
     ) -> Fx<'a> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -138,8 +138,8 @@ impl<'a> Fx<'a> {
             noted: false,
             report_insts: false,
         };
-        if tier == crate::runtime::Tier::Quick {
-            fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_HITS_OFFSET));
+        if tier == crate::abi::Tier::Quick {
+            fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::abi::CTX_HITS_OFFSET));
         }
         // Mutant 137: EXEC loaded once per entry, so a wave started by compiled code keeps the last one's.
         if crate::mutants::active(137) {
@@ -152,7 +152,7 @@ impl<'a> Fx<'a> {
             fx.load_exec();
         }
         fx.load_counters();
-        let st = fx.b.ins().load(I64, flags(), ctx, crate::runtime::CTX_STEPS_OFFSET);
+        let st = fx.b.ins().load(I64, flags(), ctx, crate::abi::CTX_STEPS_OFFSET);
         fx.b.def_var(fx.steps, st);
         fx
     }
@@ -392,7 +392,7 @@ impl<'a> Fx<'a> {
         self.store_exec();
         self.store_counters(0);
         let steps = self.b.use_var(self.steps);
-        self.b.ins().store(flags(), steps, self.ctx, crate::runtime::CTX_STEPS_OFFSET);
+        self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
         let p = self.b.ins().iconst(I32, pc as i64);
         self.b.ins().store(flags(), p, self.state, PC_OFFSET);
         let f = self.b.ins().iconst(I64, self.helpers.next_wave as i64);
@@ -413,13 +413,13 @@ impl<'a> Fx<'a> {
         self.store_counters(0);
         self.b.ins().store(flags(), pc, self.state, PC_OFFSET);
         let steps = self.b.use_var(self.steps);
-        self.b.ins().store(flags(), steps, self.ctx, crate::runtime::CTX_STEPS_OFFSET);
+        self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
         self.b.ins().return_(&[status]);
         self.b.switch_to_block(self.trap_exit);
         let pc = self.b.block_params(self.trap_exit)[0];
         self.b.ins().store(flags(), pc, self.state, PC_OFFSET);
         let steps = self.b.use_var(self.steps);
-        self.b.ins().store(flags(), steps, self.ctx, crate::runtime::CTX_STEPS_OFFSET);
+        self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
         let status = self.b.ins().iconst(I32, Exit::Trap as i64);
         self.b.ins().return_(&[status]);
     }
@@ -458,12 +458,12 @@ impl<'a> Fx<'a> {
     /// reloaded after; the state's counters include the `done` instructions of the block before this one, so a
     /// trap, or a read of the `retired` CSR, sees the right count. A trap leaves through the exit.
     pub fn call_interpreter(&mut self, pc: u32, done: u32) {
-        self.note_lowering(pc, crate::runtime::Lowering::Interpreter);
+        self.note_lowering(pc, crate::abi::Lowering::Interpreter);
         self.call_runtime(self.helpers.step, pc, done, None);
     }
 
     /// Records a way the instruction at `pc` may run in the code being emitted.
-    pub fn note_lowering(&mut self, pc: u32, how: crate::runtime::Lowering) {
+    pub fn note_lowering(&mut self, pc: u32, how: crate::abi::Lowering) {
         self.noted = true;
         self.lowering.insert((pc, how));
     }
@@ -471,7 +471,7 @@ impl<'a> Fx<'a> {
     /// A vector load or store through the runtime (`runtime::helper_mem`), with `call_interpreter`'s contract; only
     /// `writes` (a load's destination group, nothing for a store) are reloaded after it.
     pub fn call_mem(&mut self, pc: u32, done: u32, writes: BlockRegs) {
-        self.note_lowering(pc, crate::runtime::Lowering::Runtime);
+        self.note_lowering(pc, crate::abi::Lowering::Runtime);
         self.call_runtime(self.helpers.mem, pc, done, Some(writes));
     }
 

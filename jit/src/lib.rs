@@ -3,16 +3,18 @@
 //! compiled natively run in the interpreter, called from compiled code; traps are always reported by the
 //! interpreter, so they are identical under both engines.
 
+mod abi;
+mod access;
 pub mod blocks;
 mod fx;
 mod lanes;
-pub mod lanes_mem;
 mod lower;
 pub mod mutants;
 mod options;
 pub mod runtime;
 
 pub use options::{JitOptions, OptLevel, RegAlloc, Report};
+pub use runtime::mem::WindowCache;
 pub use runtime::{
     block_starts, compile, compile_blocks, compile_more, compile_quick, registers_named, registers_written, run,
     CompiledKernel, Exit, JitError, Lowering, NextWave, Tier,

@@ -94,7 +94,7 @@ pub fn run_case(
     let mut private = vec![0u8; pstride * n];
     let mut status = vec![WaveStatus::Running; n];
     let mut trap: Option<(usize, Trap)> = None;
-    let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
+    let mut windows = lanejit_jit::WindowCache::default();
     'group: loop {
         for wi in 0..n {
             if status[wi] != WaveStatus::Running {
@@ -201,7 +201,7 @@ fn run_back_to_back(
     let mut w = waves[0].clone();
     let mut seq = BackToBack { states: waves, wave: 0 };
     let mut runner = Runner::new(kernel, engine);
-    let mut windows = lanejit_jit::lanes_mem::WindowCache::default();
+    let mut windows = lanejit_jit::WindowCache::default();
     let trap = loop {
         let left = budget.saturating_sub(w.retired);
         match runner.run(&mut w, mem, &mut env, left, tracer.as_deref_mut(), &mut windows, Some(&mut seq)) {

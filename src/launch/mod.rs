@@ -9,7 +9,7 @@ use crate::{Device, Engine, Kernel};
 
 mod batch;
 use lanejit_interp::{Lanes, Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
-use lanejit_jit::lanes_mem::WindowCache;
+use lanejit_jit::WindowCache;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;

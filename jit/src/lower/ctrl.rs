@@ -3,9 +3,9 @@
 //! instruction, so the report is the interpreter's own.
 
 use super::{Lowered, Site};
+use crate::abi::Exit;
 use crate::fx::Fx;
 use crate::mutants::active;
-use crate::runtime::Exit;
 use cranelift_codegen::ir::{condcodes::IntCC, InstBuilder};
 use lanejit_isa::{CtrlInsn, UReg};
 
@@ -64,7 +64,7 @@ fn end(fx: &mut Fx, site: &Site) -> Lowered {
 
 /// The interpreter executes this (last) instruction of the block.
 fn interpret(fx: &mut Fx, site: &Site) -> Lowered {
-    fx.note_lowering(site.pc, crate::runtime::Lowering::Interpreter);
+    fx.note_lowering(site.pc, crate::abi::Lowering::Interpreter);
     fx.count(site.block_len - 1);
     fx.exit(Exit::Interpret, site.pc);
     Lowered::Terminated

@@ -3,7 +3,7 @@
 //! is one inline check (contiguity, alignment, and one unsigned compare against the cached region) and eight
 //! 16-byte host accesses. In optimised code, lanes that are not contiguous, any width, and loads under a
 //! partial EXEC run inline too, one host access per lane (`mem/gather.rs`). The rest (masked stores, quick
-//! code's non-contiguous accesses, a region not cached yet, any lane that would fault) calls `lanes_mem` in
+//! code's non-contiguous accesses, a region not cached yet, any lane that would fault) calls `runtime::mem` in
 //! the runtime, which does the access in Rust when it provably cannot fault and otherwise has the interpreter
 //! execute it, so faults are reported by the golden model.
 //! Uniform loads and stores run inline against a cached window too (`mem/uniform.rs`), and so do atomics with
@@ -15,9 +15,10 @@ pub mod gather;
 pub mod uniform;
 
 use super::{Lowered, Site};
+use crate::abi::CTX_WINDOWS_OFFSET;
+use crate::abi::{Window, CONTIGUOUS_BYTES};
+use crate::access::{Access, Atomic};
 use crate::fx::Fx;
-use crate::lanes_mem::{Access, Atomic, Window, CONTIGUOUS_BYTES};
-use crate::runtime::CTX_WINDOWS_OFFSET;
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, MemFlagsData, Value};
 use lanejit_isa::{MemInsn, Sp, UReg, LANES};
 
@@ -69,7 +70,7 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
         | AtomDecU32 { rd, .. }
         | AtomFaddF32 { rd, .. } => match Atomic::of(i) {
             Some(a) if fx.vvars[rd.idx()].is_some() && atomic::inline_ok(fx, &a) => atomic::lower(fx, site, &a),
-            // One host atomic per active lane in the runtime (`lanes_mem::try_atomic`); only rd changes.
+            // One host atomic per active lane in the runtime (`runtime::mem::try_atomic`); only rd changes.
             Some(_) if fx.vvars[rd.idx()].is_some() => {
                 fx.call_mem(site.pc, site.index, (vec![rd.idx()], Vec::new()));
                 Lowered::Native
@@ -120,15 +121,15 @@ fn writes(a: &Access) -> crate::fx::BlockRegs {
 fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
     // Mutant 106: the contiguous path also in the masked variant, where it writes every lane.
     let contiguous =
-        ((fx.full_exec && fx.tier == crate::runtime::Tier::Opt) || crate::mutants::active(106)) && a.bytes == 4;
+        ((fx.full_exec && fx.tier == crate::abi::Tier::Opt) || crate::mutants::active(106)) && a.bytes == 4;
     let scattered = gather::supports(fx, &a);
     if !contiguous && !scattered {
         fx.call_mem(site.pc, site.index, writes(&a));
         return Lowered::Native;
     }
-    fx.note_lowering(site.pc, crate::runtime::Lowering::Native);
+    fx.note_lowering(site.pc, crate::abi::Lowering::Native);
     let slot = fx.slot_of[(site.pc / 4) as usize];
-    debug_assert_ne!(slot, crate::runtime::NO_SLOT, "every compiled vector access has a window slot");
+    debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled vector access has a window slot");
     let (slow, join) = (fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(slow);
     if contiguous {

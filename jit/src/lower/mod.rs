@@ -2,9 +2,9 @@
 //! enum exhaustively and returning whether it emitted native code, left the instruction to the interpreter
 //! (`Interpret`: a call from compiled code), or ended the block itself (`Terminated`: control flow).
 
+use crate::abi::{Exit, Tier};
 use crate::blocks::Block;
 use crate::fx::{BlockRegs, Fx};
-use crate::runtime::{Exit, Tier};
 use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, JumpTableData};
 use lanejit_isa::{Insn, UREGS, VREGS};
 use std::collections::HashMap;
@@ -253,7 +253,7 @@ fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
         }
         // Lowerings with a runtime call say so, and note their inline path too; others are wholly native.
         if lowered != Lowered::Interpret && !fx.noted {
-            fx.note_lowering(op.pc, crate::runtime::Lowering::Native);
+            fx.note_lowering(op.pc, crate::abi::Lowering::Native);
         }
         match lowered {
             Lowered::Native => {}

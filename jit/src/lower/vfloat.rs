@@ -159,7 +159,7 @@ pub fn guard_block(fx: &mut Fx, ops: &[crate::blocks::Op], start: u32) {
     fx.b.set_cold_block(out);
     fx.b.ins().brif(bits, out, &[], run, &[]);
     fx.b.switch_to_block(out);
-    fx.exit(crate::runtime::Exit::Interpret, start);
+    fx.exit(crate::abi::Exit::Interpret, start);
     fx.b.switch_to_block(run);
     fx.fcsr_plain = true;
 }

@@ -4,9 +4,9 @@
 //! (float, fcsr-dependent) and a trapping `writelane` are left to the interpreter.
 
 use super::Lowered;
+use crate::abi::Tier;
 use crate::fx::{Fx, Vec32, VECS};
 use crate::mutants::active;
-use crate::runtime::Tier;
 use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, Value};
 use lanejit_isa::{UReg, VReg, XlaneInsn, LANES};
 

@@ -1,7 +1,7 @@
 //! Atomics with a uniform base (`atom.*.u32` on global or shared memory) inline in optimised code: one host
 //! atomic per active lane, lanes ascending as the interpreter goes, when every active lane's word is 4-aligned
 //! and inside the instruction's cached window (filled by the runtime the first time it did the atomic itself,
-//! `lanes_mem::try_atomic`). All lanes are checked before any is done, so a lane that would fault leaves
+//! `runtime::mem::try_atomic`). All lanes are checked before any is done, so a lane that would fault leaves
 //! memory untouched and the whole instruction goes to the runtime, which has the interpreter report the fault.
 //! The lanes are walked by a loop over EXEC's set bits (offsets and data spilled to the stack), not unrolled:
 //! one atomic costs a few dozen instructions of code whatever the lane count.
@@ -10,8 +10,8 @@
 
 use super::super::{Lowered, Site};
 use super::{base_plus_imm, in_window};
+use crate::access::Atomic;
 use crate::fx::{Fx, VECS};
-use crate::lanes_mem::Atomic;
 use cranelift_codegen::ir::{
     condcodes::IntCC, types::*, AtomicRmwOp, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
@@ -38,14 +38,14 @@ fn host_op(op: AtomOp) -> Option<AtomicRmwOp> {
 /// Can `a` run inline in this function (optimised code, a host instruction for its operation, its registers
 /// in variables)?
 pub fn inline_ok(fx: &Fx, a: &Atomic) -> bool {
-    fx.tier == crate::runtime::Tier::Opt && host_op(a.op).is_some() && fx.vvars[a.at.rs1.idx()].is_some()
+    fx.tier == crate::abi::Tier::Opt && host_op(a.op).is_some() && fx.vvars[a.at.rs1.idx()].is_some()
 }
 
 /// Emits the inline atomic with the runtime as its cold fallback.
 pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
-    fx.note_lowering(site.pc, crate::runtime::Lowering::Native);
+    fx.note_lowering(site.pc, crate::abi::Lowering::Native);
     let slot = fx.slot_of[(site.pc / 4) as usize];
-    debug_assert_ne!(slot, crate::runtime::NO_SLOT, "every compiled atomic has a window slot");
+    debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled atomic has a window slot");
     let lane_bytes = (4 * VECS * 4) as u32;
     let [offs, data, olds] =
         [0; 3].map(|_| fx.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, lane_bytes, 4)));

@@ -4,9 +4,14 @@
 //! loop hands single instructions to the interpreter where the compiled code asks for it (the `Interpret`
 //! terminal), so execution always resumes in compiled code at the next block start.
 
+use crate::abi::HelperFns;
+pub use crate::abi::{Exit, JitCtx, Lowering, NextWave, Tier, NO_SLOT};
 use crate::blocks::{discover, Block};
 use crate::fx::Fx;
-use crate::lanes_mem::{try_access, try_atomic, Access, Atomic, Window, WindowCache};
+pub mod mem;
+
+use crate::abi::Window;
+use crate::access::{Access, Atomic};
 use crate::lower;
 use crate::lower::mem::uniform::UniformAccess;
 use crate::options::{isa, JitOptions};
@@ -17,70 +22,8 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 use lanejit_interp::{exec, Code, Memory, Stop, Trap, WaveEnv, WaveState};
 use lanejit_isa::{UREGS, VREGS};
-use std::mem::offset_of;
+use mem::{try_access, try_atomic, WindowCache};
 use std::time::{Duration, Instant};
-
-/// Why compiled code returned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum Exit {
-    /// Resume at `pc` (a block start, or an address the run loop interprets).
-    Continue = 0,
-    End = 1,
-    /// Reached a barrier; `pc` is the instruction after it.
-    Barrier = 2,
-    /// An interpreted instruction trapped; the trap is in the context.
-    Trap = 3,
-    /// Interpret the instruction at `pc` (illegal words, traps, instructions left to the interpreter, and the
-    /// last steps of the budget).
-    Interpret = 4,
-}
-
-/// The two compilers. `Quick` compiles a whole kernel cheaply, so code runs soon after a kernel is loaded:
-/// one EXEC-masked variant per block, Cranelift without optimisation and with its single-pass register
-/// allocator; its blocks count their starts (`JitCtx::hits`) so that the hot ones can be recompiled. `Opt`
-/// makes the fastest code: a full-EXEC and a masked variant per block, opt_level `speed` and the backtracking
-/// allocator (see docs/cranelift-0.135.md for what each setting costs and gains).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tier {
-    Quick,
-    Opt,
-}
-
-/// What compiled code and its helpers share with the run loop. `repr(C)`: compiled code reads `steps_left`.
-#[repr(C)]
-pub struct JitCtx<'a> {
-    /// Instructions compiled code may still retire in this call.
-    pub steps_left: i64,
-    pub code: &'a Code,
-    pub mem: &'a mut dyn Memory,
-    /// The running wave's place in the launch (by value: `helper_next_wave` changes it; compiled code reads
-    /// its fields at `CTX_ENV_OFFSET`).
-    pub env: WaveEnv,
-    pub trap: Option<Trap>,
-    /// Regions compiled code may access inline, one per memory instruction (`slot_of`); filled by `helper_mem`.
-    pub windows: *mut Window,
-    /// The window slot of the instruction at each word (`NO_SLOT` for others).
-    pub slot_of: &'a [u32],
-    /// Block starts counted per word (`hits[pc / 4]`); `Quick` code adds one at every block it starts. Never
-    /// null: a scratch buffer when the caller does not count.
-    pub hits: *mut u32,
-    /// Instructions the interpreter executed for compiled code in this call (statistics).
-    pub interpreted: u64,
-    /// Where the next wave comes from when one ends (`helper_next_wave`); `None`: a wave's end ends the run.
-    pub next: Option<&'a mut dyn NextWave>,
-    /// Instructions retired by the waves that ended in this call (their state has been reset since).
-    pub ended_retired: u64,
-}
-
-/// The waves a run goes on with after the running one ends, so that compiled code starts the next wave itself
-/// instead of returning to the run loop (several waves per entry). Implemented by the launch, which knows the
-/// ABI's initial state of each wave.
-pub trait NextWave {
-    /// Called when the wave in `w` (described by `env`) has ended: sets `w` and `env` up as the next wave
-    /// (pc 0) and returns true, or returns false (nothing changed: the run ends with this wave).
-    fn next(&mut self, w: &mut WaveState, env: &mut WaveEnv) -> bool;
-}
 
 /// A wave's `end` in compiled code: starts the next wave (1: `w` holds it at pc 0) or not (0).
 extern "C" fn helper_next_wave(state: *mut WaveState, ctx: *mut JitCtx, _pc: u32) -> u32 {
@@ -106,38 +49,10 @@ extern "C" fn helper_next_wave(state: *mut WaveState, ctx: *mut JitCtx, _pc: u32
     started as u32
 }
 
-pub const NO_SLOT: u32 = u32::MAX;
-
-/// How compiled code runs an instruction, from most to least native.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Lowering {
-    /// Host code in the compiled function.
-    Native,
-    /// A call to the JIT's runtime (Rust), which hands the instruction to the interpreter only when its fast
-    /// path does not apply (a fault to report, an uncached region).
-    Runtime,
-    /// The interpreter executes it (called from compiled code, or after an exit).
-    Interpreter,
-}
-
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-pub const CTX_STEPS_OFFSET: i32 = offset_of!(JitCtx, steps_left) as i32;
-pub const CTX_WINDOWS_OFFSET: i32 = offset_of!(JitCtx, windows) as i32;
-pub const CTX_HITS_OFFSET: i32 = offset_of!(JitCtx, hits) as i32;
-pub const CTX_ENV_OFFSET: i32 = offset_of!(JitCtx, env) as i32;
-
-/// Addresses of the Rust helpers compiled code calls, and their signature (all three take the same arguments).
-#[derive(Clone, Copy)]
-pub struct HelperFns {
-    pub step: usize,
-    pub mem: usize,
-    pub next_wave: usize,
-    pub sig: cranelift_codegen::ir::SigRef,
-}
-
 /// A vector load or store that compiled code could not do inline: done in Rust when it provably cannot fault
-/// (`lanes_mem`), else by the interpreter. Returns as `helper_interpret`.
+/// (`runtime::mem`), else by the interpreter. Returns as `helper_interpret`.
 extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u32 {
     let uniform = {
         // SAFETY: as in `helper_interpret`; the borrows end before it is called.
