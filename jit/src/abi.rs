@@ -58,6 +58,10 @@ pub struct JitCtx<'a> {
     pub next: Option<&'a mut dyn NextWave>,
     /// Instructions retired by the waves that ended in this call (their state has been reset since).
     pub ended_retired: u64,
+    /// Nobody reads a wave's registers after its `end` (`NextWave::discards_registers`): compiled code skips
+    /// storing the registers a block changed when it goes on to a block that only ends the wave. A byte:
+    /// compiled code loads it at `CTX_DISCARD_OFFSET`.
+    pub discard_final: u8,
 }
 
 /// The waves a run goes on with after the running one ends, so that compiled code starts the next wave itself
@@ -67,6 +71,13 @@ pub trait NextWave {
     /// Called when the wave in `w` (described by `env`) has ended: sets `w` and `env` up as the next wave
     /// (pc 0) and returns true, or returns false (nothing changed: the run ends with this wave).
     fn next(&mut self, w: &mut WaveState, env: &mut WaveEnv) -> bool;
+
+    /// Nothing reads a wave's registers once it has ended (a launch: the next wave's setup re-zeroes every
+    /// register the kernel writes), so compiled code may leave the state's registers stale at the end. False
+    /// for runs that compare or return final states.
+    fn discards_registers(&self) -> bool {
+        false
+    }
 }
 
 pub const NO_SLOT: u32 = u32::MAX;
@@ -87,6 +98,7 @@ pub const CTX_STEPS_OFFSET: i32 = offset_of!(JitCtx, steps_left) as i32;
 pub const CTX_WINDOWS_OFFSET: i32 = offset_of!(JitCtx, windows) as i32;
 pub const CTX_HITS_OFFSET: i32 = offset_of!(JitCtx, hits) as i32;
 pub const CTX_ENV_OFFSET: i32 = offset_of!(JitCtx, env) as i32;
+pub const CTX_DISCARD_OFFSET: i32 = offset_of!(JitCtx, discard_final) as i32;
 
 /// Addresses of the Rust helpers compiled code calls, and their signature (all three take the same arguments).
 #[derive(Clone, Copy)]

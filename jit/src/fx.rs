@@ -232,6 +232,11 @@ impl<'a> Fx<'a> {
         (self.dirty_v, self.dirty_u) = d;
     }
 
+    /// Has the block changed any register since it began (or since its changes were last stored)?
+    pub fn dirty_any(&self) -> bool {
+        self.dirty_v.iter().chain(&self.dirty_u).any(|&d| d)
+    }
+
     /// Writes the registers the block has changed back to the state (at every way out of the block).
     pub fn store_dirty(&mut self) {
         let vs: Vec<usize> = (0..VREGS).filter(|&r| self.dirty_v[r]).collect();

@@ -179,4 +179,5 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
         "inline scattered stores go lanes descending (the lowest lane wins an overlap)",
     ),
     (142, "lower/mem/gather.rs:lanes_ok", "the inline gather/scatter check does not test the lanes' alignment"),
+    (143, "lower/mod.rs:goto_end", "registers changed before a block that only ends the wave are never stored, even when the run keeps final states"),
 ];

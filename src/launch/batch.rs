@@ -63,6 +63,12 @@ impl NextWave for Batch<'_, '_> {
         reset_wave(cx, w, wave, env.wg_id, cx.writes_launch_abi || cx.abis.len() > 1);
         true
     }
+
+    /// A launch never reads a wave's registers after its end, and `reset_wave` re-zeroes every register the
+    /// kernel writes before the next wave starts.
+    fn discards_registers(&self) -> bool {
+        true
+    }
 }
 
 impl Worker<'_, '_> {

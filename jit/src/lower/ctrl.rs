@@ -41,7 +41,7 @@ pub fn lower(fx: &mut Fx, i: &CtrlInsn, site: &Site) -> Lowered {
 
 fn target(site: &Site, imm: i32) -> Option<u32> {
     let t = (site.pc as i64 + imm as i64) as u32;
-    site.heads.contains_key(&t).then_some(t)
+    site.heads.contains(t).then_some(t)
 }
 
 /// The whole block retires, then leaves with `status` at `pc`.
@@ -54,7 +54,7 @@ fn leave(fx: &mut Fx, site: &Site, status: Exit, pc: u32) -> Lowered {
 /// `end`: when this function holds the kernel's first block, the next wave (if the run has one) starts right
 /// here; otherwise the run loop starts it.
 fn end(fx: &mut Fx, site: &Site) -> Lowered {
-    if !site.heads.contains_key(&0) {
+    if !site.heads.contains(0) {
         return leave(fx, site, Exit::End, site.pc);
     }
     fx.count(site.block_len);

@@ -35,7 +35,21 @@ pub struct Site<'h> {
     pub index: u32,
     /// Instructions in the block (all retire when the block is left normally).
     pub block_len: u32,
-    pub heads: &'h HashMap<u32, ir::Block>,
+    pub heads: &'h Heads,
+}
+
+/// The Cranelift block heading each guest block of the function, and which of them only end the wave.
+pub struct Heads {
+    blocks: HashMap<u32, ir::Block>,
+    /// Starts of the blocks whose first instruction is `end`.
+    ends_wave: Vec<u32>,
+}
+
+impl Heads {
+    /// Does the function hold the guest block starting at `pc`?
+    pub fn contains(&self, pc: u32) -> bool {
+        self.blocks.contains_key(&pc)
+    }
 }
 
 impl Site<'_> {
@@ -54,13 +68,34 @@ impl Fx<'_> {
             self.b.ins().jump(header, &[]);
             return;
         }
-        match site.heads.get(&target) {
+        match site.heads.blocks.get(&target) {
+            Some(&h) if site.heads.ends_wave.contains(&target) => self.goto_end(h),
             Some(&h) => {
                 self.store_dirty();
                 self.b.ins().jump(h, &[]);
             }
             None => self.exit(Exit::Continue, target),
         }
+    }
+
+    /// Goes on to block `h`, which only ends the wave: the changed registers are stored unless the run discards
+    /// final registers (`JitCtx::discard_final`: a launch, where the next wave's setup re-zeroes them anyway).
+    fn goto_end(&mut self, h: ir::Block) {
+        if !self.dirty_any() {
+            self.b.ins().jump(h, &[]);
+            return;
+        }
+        let discard = self.b.ins().uload8(I32, crate::fx::flags(), self.ctx, crate::abi::CTX_DISCARD_OFFSET);
+        let store = self.b.create_block();
+        // Mutant 143: the changed registers are dropped whatever the run, so a wave's final state misses them.
+        if crate::mutants::active(143) {
+            self.b.ins().jump(h, &[]);
+        } else {
+            self.b.ins().brif(discard, h, &[], store, &[]);
+        }
+        self.b.switch_to_block(store);
+        self.store_dirty();
+        self.b.ins().jump(h, &[]);
     }
 
     /// Conditional continuation: `cond != 0` goes to `taken`, else to `fall`. Outside a self-loop the changed
@@ -99,7 +134,14 @@ fn lower_op(fx: &mut Fx, insn: &Insn, site: &Site) -> Lowered {
 /// jump to a block left out exits to the run loop, which enters the function compiling it. The jump table
 /// spans only the words these blocks cover, so the kernel's functions together cost time linear in its size.
 pub fn emit_function(fx: &mut Fx, blocks: &[Block], clif_limit: usize) -> usize {
-    let heads: HashMap<u32, ir::Block> = blocks.iter().map(|b| (b.start, fx.b.create_block())).collect();
+    let heads = Heads {
+        blocks: blocks.iter().map(|b| (b.start, fx.b.create_block())).collect(),
+        ends_wave: blocks
+            .iter()
+            .filter(|b| b.ops.first().is_some_and(|o| matches!(o.insn, Insn::Ctrl(lanejit_isa::CtrlInsn::End))))
+            .map(|b| b.start)
+            .collect(),
+    };
     let first_word = blocks.first().map_or(0, |b| b.start / 4);
     let end_word =
         blocks.iter().map(|b| b.end().max(b.interp_at.map_or(0, |pc| pc + 4)).div_ceil(4)).max().unwrap_or(first_word);
@@ -110,7 +152,7 @@ pub fn emit_function(fx: &mut Fx, blocks: &[Block], clif_limit: usize) -> usize 
     let index = fx.b.ins().iadd_imm_s(word, -(first_word as i64));
     let default = ir::BlockCall::new(other, [], &mut fx.b.func.dfg.value_lists);
     let table: Vec<ir::BlockCall> = (first_word..end_word)
-        .map(|w| ir::BlockCall::new(*heads.get(&(w * 4)).unwrap_or(&other), [], &mut fx.b.func.dfg.value_lists))
+        .map(|w| ir::BlockCall::new(*heads.blocks.get(&(w * 4)).unwrap_or(&other), [], &mut fx.b.func.dfg.value_lists))
         .collect();
     let jt = fx.b.create_jump_table(JumpTableData::new(default, &table));
     fx.b.ins().br_table(index, jt);
@@ -123,7 +165,7 @@ pub fn emit_function(fx: &mut Fx, blocks: &[Block], clif_limit: usize) -> usize 
         emitted += 1;
     }
     for b in &blocks[emitted..] {
-        fx.b.switch_to_block(heads[&b.start]);
+        fx.b.switch_to_block(heads.blocks[&b.start]);
         fx.clear_dirty();
         fx.exit(Exit::Continue, b.start);
     }
@@ -149,8 +191,8 @@ fn loops_to_itself(block: &Block) -> bool {
 /// A block's head loads the registers it names and checks the step budget, then picks the full-EXEC or the
 /// masked variant. A single-block loop loads its registers once, before a loop header that its back edge
 /// returns to, so its registers stay in host registers across iterations.
-fn emit_block(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
-    fx.b.switch_to_block(heads[&block.start]);
+fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
+    fx.b.switch_to_block(heads.blocks[&block.start]);
     let regs = block_regs(block);
     fx.self_loop = None;
     // Nothing is dirty on entry: an exit before `begin_block` (the budget check) must store nothing. (Mutant
@@ -239,7 +281,7 @@ fn budget_check(fx: &mut Fx, block: &Block) {
     fx.b.def_var(fx.steps, steps);
 }
 
-fn emit_ops(fx: &mut Fx, block: &Block, heads: &HashMap<u32, ir::Block>) {
+fn emit_ops(fx: &mut Fx, block: &Block, heads: &Heads) {
     let block_len = block.ops.len() as u32;
     fx.block_exec = Some(fx.exec_val());
     for (i, op) in block.ops.iter().enumerate() {

@@ -502,7 +502,9 @@ pub fn run(
         let r0 = w.retired;
         let windows = cache.entries_for(ck).as_mut_ptr();
         let (status, trap, interpreted, ended) = with_hits(hits.as_deref_mut(), code.words.len(), |hits| {
+            let discard_final = next.as_ref().is_some_and(|n| n.discards_registers()) as u8;
             let mut cx = JitCtx {
+                discard_final,
                 steps_left: left as i64,
                 code,
                 mem: &mut *mem,
