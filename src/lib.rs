@@ -63,6 +63,7 @@ pub struct Kernel {
     /// `JIT_HOT_BLOCK` starts; a threshold of 0 compiles every block with it up front, `u32::MAX` never does).
     pub jit_promotion: Arc<tier::HotBlocks>,
     written: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
+    to_clear: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     named: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     barrier: Arc<OnceLock<bool>>,
     config: CompileConfig,
@@ -86,6 +87,7 @@ impl Kernel {
             auto_tiering,
             jit_promotion,
             written: Arc::default(),
+            to_clear: Arc::default(),
             named: Arc::default(),
             barrier: Arc::default(),
             config,
@@ -106,6 +108,12 @@ impl Kernel {
     /// whatever the kernel does, no other register changes.
     pub fn registers_written(&self) -> &(Vec<usize>, Vec<usize>) {
         self.written.get_or_init(|| lanejit_jit::registers_written(&self.code))
+    }
+
+    /// The registers a launch re-zeroes before a wave reuses another wave's state: those the kernel writes,
+    /// minus those every wave provably writes before reading them (`lanejit_jit::registers_to_clear`).
+    pub fn registers_to_clear(&self) -> &(Vec<usize>, Vec<usize>) {
+        self.to_clear.get_or_init(|| lanejit_jit::registers_to_clear(&self.code))
     }
 
     /// Some word of the kernel (at any offset) decodes as a `barrier`: without one, every wave of a workgroup

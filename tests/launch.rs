@@ -224,3 +224,148 @@ fn a_run_of_several_waves_stops_after_exactly_max_steps() {
         }
     }
 }
+
+/// Runs `src` (one output word per thread at its global index, through the argument pointer) over `groups`
+/// 64-thread workgroups on every engine with one and two worker threads; every word must be `want(lane)`.
+fn every_wave_stores(src: &str, groups: u32, want: impl Fn(usize) -> u32) {
+    let kernel = Kernel::from_asm("clear.s", src).unwrap_or_else(|e| panic!("{e}"));
+    let n = (groups * 64) as usize;
+    for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
+        for threads in [1, 2] {
+            let d = Device::new().unwrap();
+            let out = d.alloc(4 * n as u64).unwrap().addr;
+            let cfg = LaunchConfig {
+                grid: [groups, 1, 1],
+                args: out.to_le_bytes().to_vec(),
+                engine,
+                threads: Some(threads),
+                ..Default::default()
+            };
+            d.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+            let got = d.read_u32s(out, n).unwrap();
+            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want(i % 32)).collect();
+            assert!(
+                bad.is_empty(),
+                "{engine:?}, {threads} threads: {} wrong, first at {} = {}",
+                bad.len(),
+                bad[0],
+                got[bad[0]]
+            );
+        }
+    }
+}
+
+/// The address setup every kernel below starts with: v4 = 4 × global thread index, u6:u7 = the output.
+const PROLOGUE: &str = "
+.workgroup 64
+    u.ld.b64 u6, u0, 0
+    wait sm=0
+    csr.r u12, wg_size_x
+    u.mul u12, u2, u12
+    v.add.vu v3, v0, u12
+    v.shl.i v4, v3, 2
+";
+
+/// Lane mask of this wave: the even lanes in even workgroups, the odd lanes in odd ones (u20), so that each
+/// wave leaves values in the lanes the next wave does not write.
+const ALTERNATE_LANES: &str = "
+    u.and.i u19, u2, 1
+    u.mov.k u20, 0x55555555
+    u.shl u20, u20, u19
+    exec.and.save u21, u20
+";
+
+/// A register written only in this wave's half of the lanes, then read across lanes (`shfl.idx` from the lane
+/// above, which belongs to the other half): those lanes were never written in this wave, so they must read
+/// zero, not what the previous workgroup's wave left there. The clearing proof must count the cross-lane read.
+#[test]
+fn lanes_a_wave_never_wrote_read_zero_across_lanes() {
+    let src = format!(
+        "{PROLOGUE}{ALTERNATE_LANES}
+    u.mov.k u22, 7
+    v.mov.u v9, u22
+    v.add.k v10, v0, 1
+    shfl.idx v11, v9, v10
+    st.b32 v11, v4, u6, 0
+    end
+"
+    );
+    // Active lanes store 0 (the lane above was never written); inactive ones store nothing (the buffer's 0).
+    every_wave_stores(&src, 9, |_| 0);
+    let k = Kernel::from_asm("clear.s", &src).unwrap();
+    assert!(k.registers_to_clear().0.contains(&9), "v9 is read across lanes: it must be cleared");
+}
+
+/// The same half-lane write, then EXEC grows back (`exec.set`) and a lane-wise read sees the other half:
+/// lanes can rejoin, so the proof gives up and every written register is cleared.
+#[test]
+fn lanes_that_rejoin_exec_read_zero() {
+    let src = format!(
+        "{PROLOGUE}{ALTERNATE_LANES}
+    u.mov.k u22, 7
+    v.mov.u v9, u22
+    exec.set u20
+    u.mov.k u23, -1
+    exec.set u23
+    st.b32 v9, v4, u6, 0
+    end
+"
+    );
+    // Even workgroups wrote 7 in the even lanes; odd ones in the odd lanes; the other lanes read 0.
+    let kernel = Kernel::from_asm("clear.s", &src).unwrap_or_else(|e| panic!("{e}"));
+    let (v, _) = kernel.registers_to_clear();
+    assert!(v.contains(&9), "EXEC can grow: every written register is cleared ({v:?})");
+    let groups = 9u32;
+    let n = (groups * 64) as usize;
+    for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
+        let d = Device::new().unwrap();
+        let out = d.alloc(4 * n as u64).unwrap().addr;
+        let cfg = LaunchConfig { grid: [groups, 1, 1], args: out.to_le_bytes().to_vec(), engine, ..Default::default() };
+        d.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+        let got = d.read_u32s(out, n).unwrap();
+        for (i, &g) in got.iter().enumerate() {
+            let (wg, lane) = (i / 64, i % 32);
+            let want = if lane % 2 == wg % 2 { 7 } else { 0 };
+            assert_eq!(g, want, "{engine:?}: word {i}");
+        }
+    }
+}
+
+/// Written lane-wise before every read, with EXEC only shrinking: not cleared between waves, and the results
+/// stay exact (saxpy-like: the proof's main case).
+#[test]
+fn registers_written_before_read_are_not_cleared_and_stay_exact() {
+    let src = format!(
+        "{PROLOGUE}{ALTERNATE_LANES}
+    v.add.k v9, v3, 5
+    v.add v10, v9, v9
+    st.b32 v10, v4, u6, 0
+    end
+"
+    );
+    let kernel = Kernel::from_asm("clear.s", &src).unwrap_or_else(|e| panic!("{e}"));
+    let (v, _) = kernel.registers_to_clear();
+    assert!(!v.contains(&9) && !v.contains(&10), "v9 and v10 are written before read: {v:?}");
+    let groups = 9u32;
+    let n = (groups * 64) as usize;
+    for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
+        for threads in [1, 2] {
+            let d = Device::new().unwrap();
+            let out = d.alloc(4 * n as u64).unwrap().addr;
+            let cfg = LaunchConfig {
+                grid: [groups, 1, 1],
+                args: out.to_le_bytes().to_vec(),
+                engine,
+                threads: Some(threads),
+                ..Default::default()
+            };
+            d.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
+            let got = d.read_u32s(out, n).unwrap();
+            for (i, &g) in got.iter().enumerate() {
+                let (wg, lane) = (i / 64, i % 32);
+                let want = if lane % 2 == wg % 2 { 2 * (i as u32 + 5) } else { 0 };
+                assert_eq!(g, want, "{engine:?}, {threads} threads: word {i}");
+            }
+        }
+    }
+}

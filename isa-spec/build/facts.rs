@@ -88,8 +88,9 @@ pub struct Facts {
     /// (reads, writes, condition)
     pub fcsr: Vec<(bool, bool, Option<When>)>,
     pub flow: String,
-    /// EXEC: masks the instruction's lanes, read as a value (`re`), written (`we`).
-    pub exec: [bool; 3],
+    /// EXEC: masks the instruction's lanes, read as a value (`re`), written (`we`), written only as a subset of
+    /// its old value (YAML `exec: shrinks`).
+    pub exec: [bool; 4],
     pub access: Option<Access>,
 }
 
@@ -503,7 +504,19 @@ pub fn resolve_facts(
     // EXEC masks an instruction that writes vector registers or accesses memory lane by lane, unless it
     // ignores EXEC (`ei`); `re` and `we` state value reads and writes.
     let masked = !has("ei") && (writes(&["vreg", "vhalf"]) || (has("ld") || has("st")) && vector_operand);
-    let facts = Facts { regs, fmode, fcsr, flow, exec: [masked, has("re"), has("we")], access };
+    // Every EXEC writer says how (`exec: shrinks` when the new EXEC is always a subset of the old one, `exec:
+    // sets` otherwise); no other entry may say it.
+    let shrinks = match (has("we"), def.exec.as_deref()) {
+        (true, Some("shrinks")) => true,
+        (true, Some("sets")) => false,
+        (true, Some(x)) => return Err(format!("{at}: `exec: {x}` is not shrinks or sets")),
+        (true, None) => return Err(format!("{at}: writes EXEC (flag we) but has no `exec: shrinks|sets`")),
+        (false, Some(_)) => {
+            return Err(format!("{at}: `exec:` on an instruction that does not write EXEC (no flag we)"))
+        }
+        (false, None) => false,
+    };
+    let facts = Facts { regs, fmode, fcsr, flow, exec: [masked, has("re"), has("we"), shrinks], access };
     check_against_flags(at, def, &facts, ops, kinds, &has)?;
     Ok(facts)
 }

@@ -313,7 +313,7 @@ fn fact_fields(i: &Insn) -> String {
     format!(
         "regs_text: {:?}, float_modes: FloatModes({any_mode}), fmode: &[{}], fmode_text: {:?}, \
         fcsr: FcsrUse {{ reads: {fr}, writes: {fw} }}, fcsr_terms: &[{}], fcsr_text: {:?}, \
-        exec: ExecUse {{ masked: {}, reads: {}, writes: {} }}, flow: Flow::{}, access: {access}, access_text: {:?}, image: {image}",
+        exec: ExecUse {{ masked: {}, reads: {}, writes: {}, shrinks: {} }}, flow: Flow::{}, access: {access}, access_text: {:?}, image: {image}",
         i.def.regs.clone().unwrap_or_default(),
         fmode.join(", "),
         i.def.fmode.clone().unwrap_or_default(),
@@ -322,6 +322,7 @@ fn fact_fields(i: &Insn) -> String {
         f.exec[0],
         f.exec[1],
         f.exec[2],
+        f.exec[3],
         camel(&f.flow),
         i.def.access.clone().unwrap_or_default(),
     )

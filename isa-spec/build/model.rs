@@ -125,6 +125,9 @@ pub struct InsnDef {
     /// Control-flow kind (default: the group's `flow`).
     #[serde(default)]
     pub flow: Option<String>,
+    /// How an EXEC writer writes it: `shrinks` (always a subset of the old EXEC) or `sets`.
+    #[serde(default)]
+    pub exec: Option<String>,
 }
 
 /// A kind's default may be written as a name (`dyn`) or a number (`0`).

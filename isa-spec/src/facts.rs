@@ -144,6 +144,8 @@ pub struct ExecUse {
     pub reads: bool,
     /// Writes EXEC (flag `we`).
     pub writes: bool,
+    /// Writes EXEC only as a subset of its old value (YAML `exec: shrinks`): lanes can leave, never join.
+    pub shrinks: bool,
 }
 
 impl ExecUse {

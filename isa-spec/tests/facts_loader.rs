@@ -30,7 +30,7 @@ operand_kinds:
   flag: {class: flag, bits: 1, default: 0, doc: f}
   sp:   {class: enum, bits: 3, default: global, doc: sp, values: {global: 0, shared: 1},
          props: {base_regs: {global: 2, shared: 1}}}
-flags: {ur: u, ld: l, st: s, fm: f, br: b, sy: y, tr: t}
+flags: {ur: u, ld: l, st: s, fm: f, br: b, sy: y, tr: t, we: w}
 counters: [vm]
 float_modes: {frm: {mask: 7, doc: r}}
 "#;
@@ -158,4 +158,12 @@ fn the_real_spec_loads_and_matches_the_generated_tables() {
             .collect();
         assert_eq!(dirs, gen_dirs, "{}", info.mnemonic);
     }
+}
+
+#[test]
+fn an_exec_writer_must_say_how_it_writes_exec() {
+    refused(r#"flags: """#, r#"flags: "we""#, "no `exec: shrinks|sets`");
+    refused(r#"flags: """#, r#"exec: grows, flags: "we""#, "`exec: grows`");
+    refused(r#"flags: """#, r#"exec: shrinks, flags: """#, "does not write EXEC");
+    assert!(load(&ADD.replace(r#"flags: """#, r#"exec: shrinks, flags: "we""#)).is_ok());
 }

@@ -199,6 +199,22 @@ fn exec_reads_and_writes() {
     }
 }
 
+/// Which EXEC writers only ever remove lanes (`exec: shrinks`), read from each entry's `en` formula.
+#[test]
+fn exec_writers_that_only_shrink() {
+    for (src, shrinks) in [
+        ("exec.set u4", false),          // EXEC = u[rs1]
+        ("exec.and.save u1, u2", true),  // old & m
+        ("exec.andn.save u1, u2", true), // old & ~m
+        ("exec.or.save u1, u2", false),  // old | m
+        ("exec.wqm", false),             // whole quads join
+        ("exec.elect u1", true),         // old & -old
+        ("exec.get u1", false),          // no write
+    ] {
+        assert_eq!(asm(src).exec().shrinks, shrinks, "`{src}`");
+    }
+}
+
 #[test]
 fn control_flow_kinds() {
     for (src, want) in [

@@ -6,6 +6,7 @@
 mod abi;
 mod access;
 pub mod blocks;
+mod clear;
 mod fx;
 mod lanes;
 mod lower;
@@ -13,6 +14,7 @@ pub mod mutants;
 mod options;
 pub mod runtime;
 
+pub use clear::registers_to_clear;
 pub use options::{JitOptions, OptLevel, RegAlloc, Report};
 pub use runtime::mem::WindowCache;
 pub use runtime::{

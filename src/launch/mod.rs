@@ -103,9 +103,10 @@ struct LaunchCtx<'a> {
     env: WaveEnv,
     /// Per wave index: what the ABI sets (the same in every workgroup).
     abis: Vec<WaveAbi>,
-    /// The registers the kernel may write (`Kernel::registers_written`: the only ones a wave can have made
-    /// non-zero, besides those the ABI sets), as runs of consecutive numbers (vector, uniform): cleared run by
-    /// run, each one `fill` (a memset) instead of a store loop per register.
+    /// The registers to re-zero before a wave reuses a state (`Kernel::registers_to_clear`: those the kernel
+    /// may write, the only ones a wave can have made non-zero besides those the ABI sets, minus those every
+    /// wave writes before it reads them), as runs of consecutive numbers (vector, uniform): cleared run by run,
+    /// each one `fill` (a memset) instead of a store loop per register.
     written_runs: (Vec<std::ops::Range<usize>>, Vec<std::ops::Range<usize>>),
     /// The kernel may write a register the ABI sets to the same value in every workgroup (v0..v2, u0:u1).
     writes_launch_abi: bool,
@@ -281,7 +282,8 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
         wg_id: [0; 3],
     };
     let written = kernel.registers_written();
-    let written_runs = (runs(&written.0), runs(&written.1));
+    let clear = kernel.registers_to_clear();
+    let written_runs = (runs(&clear.0), runs(&clear.1));
     let writes_launch_abi = written.0.iter().any(|&r| r < 3) || written.1.iter().any(|&r| r < 2);
     let ids_named = std::array::from_fn(|r| kernel.registers_named().0.contains(&r));
     let start = Instant::now();
