@@ -90,11 +90,12 @@ fn gen_formats(m: &Model, o: &mut String) {
             .collect();
         writeln!(
             o,
-            "  FormatInfo {{ name: {:?}, width: {}, bits: {:?}, use_: {:?}, fields: &[{}] }},",
+            "  FormatInfo {{ name: {:?}, width: {}, bits: {:?}, use_: {:?}, en: {:?}, fields: &[{}] }},",
             f.name,
             f.width,
             f.bits,
             f.use_,
+            f.en,
             fields.join(", ")
         )
         .unwrap();

@@ -42,6 +42,8 @@ pub struct FormatDef {
     pub bits: String,
     #[serde(rename = "use")]
     pub use_: String,
+    /// English for `use` (the generated documents are English).
+    pub en: String,
 }
 
 #[derive(Deserialize)]
@@ -84,7 +86,12 @@ pub struct KindDef {
 pub struct GroupFile {
     pub group: u32,
     pub name: String,
+    /// English heading (the generated documents are English).
     pub title: String,
+    /// The seed's own heading, for the record (groups the seeds define).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub seed_title: Option<String>,
     pub unit: String,
     /// Default `flow` of the group's entries (control flow is the exception outside group 7).
     #[serde(default)]
@@ -175,6 +182,7 @@ pub struct Format {
     pub width: u32,
     pub bits: String,
     pub use_: String,
+    pub en: String,
     pub fields: Vec<Field>,
 }
 
@@ -220,7 +228,14 @@ pub fn parse_format(name: &str, def: &FormatDef) -> Result<Format, String> {
     if def.width != 32 && def.width != 64 {
         return Err(format!("format {name}: width must be 32 or 64"));
     }
-    Ok(Format { name: name.into(), width: def.width, bits: def.bits.clone(), use_: def.use_.clone(), fields })
+    Ok(Format {
+        name: name.into(),
+        width: def.width,
+        bits: def.bits.clone(),
+        use_: def.use_.clone(),
+        en: def.en.clone(),
+        fields,
+    })
 }
 
 pub struct Kind {

@@ -44,10 +44,13 @@ pub fn markdown() -> String {
     kinds_md(&mut o);
     facts_md(&mut o);
     for g in GROUPS.iter() {
-        writeln!(o, "## Group {}: {} (`{}`, unit `{}`)\n", g.number, g.title, g.name, g.unit).unwrap();
+        // Every group's title starts "Group N:" and names its unit.
+        writeln!(o, "## {} (`{}`)\n", g.title, g.name).unwrap();
         o.push_str("| mnemonic | syntax | format | opcode | fixed | latency | flags | registers and state | semantics |\n|---|---|---|---|---|---|---|---|---|\n");
         for i in INSNS.iter().filter(|i| i.group == g.number) {
-            let sem = if i.sem.is_empty() { i.en.to_string() } else { format!("{}<br>{}", i.sem, i.en) };
+            // English only: a seed's own `sem` (Chinese notes) stays in the YAML; formulas are shown.
+            let sem =
+                if i.sem.is_empty() || !i.sem.is_ascii() { i.en.to_string() } else { format!("{}<br>{}", i.sem, i.en) };
             writeln!(
                 o,
                 "| `{}` | `{}` | {} | {:#04x} | `{}` | {} | {} | {} | {} |",
@@ -72,7 +75,7 @@ fn formats_md(o: &mut String) {
     o.push_str("## Encoding formats\n\nBit ranges are `[msb:lsb]`. Bits that are neither an operand nor a fixed field \
         must be zero. Bit 0 of the opcode gives the length (even: 32-bit, odd: 64-bit).\n\n| format | width | fields (high to low) | use |\n|---|---|---|---|\n");
     for f in FORMATS.iter() {
-        writeln!(o, "| {} | {} | `{}` | {} |", f.name, f.width, f.bits, f.use_).unwrap();
+        writeln!(o, "| {} | {} | `{}` | {} |", f.name, f.width, f.bits, f.en).unwrap();
     }
     o.push('\n');
 }

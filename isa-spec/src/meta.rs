@@ -28,6 +28,8 @@ pub struct FormatInfo {
     /// The seed's bit map, `f4[31:28] rs2[27:21] …`.
     pub bits: &'static str,
     pub use_: &'static str,
+    /// English for `use_`.
+    pub en: &'static str,
     pub fields: &'static [FieldInfo],
 }
 

@@ -15,9 +15,9 @@ mod model;
 
 const FORMATS: &str = r#"
 formats:
-  R: {width: 32, bits: "f3[31:29] fl[28] rs2[27:21] rs1[20:14] rd[13:7] opcode[6:0]", use: test}
-  U: {width: 32, bits: "f7[31:25] rs2[24:19] rs1[18:13] rd[12:7] opcode[6:0]", use: test}
-  M: {width: 32, bits: "f1[31] sp[30:28] rs2[27:21] rs1[20:14] rd[13:7] opcode[6:0]", use: test}
+  R: {width: 32, bits: "f3[31:29] fl[28] rs2[27:21] rs1[20:14] rd[13:7] opcode[6:0]", use: test, en: test}
+  U: {width: 32, bits: "f7[31:25] rs2[24:19] rs1[18:13] rd[12:7] opcode[6:0]", use: test, en: test}
+  M: {width: 32, bits: "f1[31] sp[30:28] rs2[27:21] rs1[20:14] rd[13:7] opcode[6:0]", use: test, en: test}
 "#;
 
 const KINDS: &str = r#"

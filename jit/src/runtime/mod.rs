@@ -61,10 +61,10 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
         let slot = cx.slot_of.get((pc / 4) as usize).copied().unwrap_or(NO_SLOT);
         // SAFETY: `windows` points at `CompiledKernel::mem_slots` entries (`WindowCache::entries_for`).
         let window = (slot != NO_SLOT).then(|| unsafe { &mut *cx.windows.add(slot as usize) });
-        let done = match (Access::of(&i), Atomic::of(&i)) {
-            (Some(a), _) => try_access(w, &mut *cx.mem, window, &a),
-            (None, Some(a)) => try_atomic(w, &mut *cx.mem, window, &a),
-            (None, None) => false,
+        // (An atomic is decoded only when the instruction is not a plain access: this runs per call.)
+        let done = match Access::of(&i) {
+            Some(a) => try_access(w, &mut *cx.mem, window, &a),
+            None => Atomic::of(&i).is_some_and(|a| try_atomic(w, &mut *cx.mem, window, &a)),
         };
         if done {
             return 0;
