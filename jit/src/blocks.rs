@@ -36,10 +36,11 @@ impl Block {
     }
 }
 
-/// Does this instruction end a block (may change the PC, synchronise, or write EXEC)?
+/// Does this instruction end a block (may change the PC or synchronise)? An EXEC write does not: the block's
+/// code picks its EXEC variant again after it (`lower::segments`).
 pub fn ends_block(insn: &Insn) -> bool {
     let i = insn.id().info();
-    i.flow != lanejit_isa::Flow::None || i.has(flag::SY) || i.has(flag::WE)
+    i.flow != lanejit_isa::Flow::None || i.has(flag::SY)
 }
 
 /// Statically known PC-relative targets of an instruction.

@@ -214,13 +214,70 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
         fx.begin_block(&regs);
     }
     vfloat::guard_block(fx, &block.ops, block.start);
-    let fcsr_plain = fx.fcsr_plain;
-    let entry_dirty = fx.dirty();
-    let exec = fx.exec_val();
     if fx.tier == Tier::Quick {
         count_start(fx, block.start);
     }
     let writes_lanes = block.ops.iter().any(|o| !matches!(o.insn, Insn::Uniform(_) | Insn::Ctrl(_) | Insn::Cmp(_)));
+    let segments = segments(block);
+    for (s, range) in segments.iter().enumerate() {
+        let next = (s + 1 < segments.len()).then(|| fx.b.create_block());
+        if s > 0 && fx.tier == Tier::Quick {
+            leave_unless_full(fx, block, range.start);
+        }
+        emit_segment(fx, block, range.clone(), next, writes_lanes, heads);
+        if let Some(next) = next {
+            fx.b.switch_to_block(next);
+        }
+    }
+}
+
+/// The block's instructions cut after each instruction that writes EXEC (other than the last): each segment
+/// runs with one EXEC, so it picks its own variant, and registers stay in variables from one segment to the
+/// next (an EXEC write does not end a block).
+fn segments(block: &Block) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, op) in block.ops.iter().enumerate() {
+        if op.insn.exec().writes && i + 1 < block.ops.len() {
+            out.push(start..i + 1);
+            start = i + 1;
+        }
+    }
+    out.push(start..block.ops.len());
+    out
+}
+
+/// Quick code has only the full-EXEC variant: when an EXEC write inside the block left some lanes out, the
+/// rest of the block (from `at`) goes to the interpreter, its steps given back.
+fn leave_unless_full(fx: &mut Fx, block: &Block, at: usize) {
+    let exec = fx.exec_val();
+    let partial = fx.b.ins().icmp_imm_s(IntCC::NotEqual, exec, 0xffff_ffffi64);
+    let (out, run) = (fx.b.create_block(), fx.b.create_block());
+    fx.b.set_cold_block(out);
+    fx.b.ins().brif(partial, out, &[], run, &[]);
+    fx.b.switch_to_block(out);
+    let steps = fx.b.use_var(fx.steps);
+    let steps = fx.b.ins().iadd_imm_s(steps, (block.ops.len() - at) as i64);
+    fx.b.def_var(fx.steps, steps);
+    let dirty = fx.dirty();
+    fx.exit(Exit::Interpret, block.ops[at].pc);
+    fx.set_dirty(dirty);
+    fx.b.switch_to_block(run);
+}
+
+/// Emits the instructions `range` of the block in its variants (optimising tier: full-EXEC and masked, picked
+/// by the EXEC it starts with; quick: full only), which meet at `next` (the next segment) or leave the block.
+fn emit_segment(
+    fx: &mut Fx,
+    block: &Block,
+    range: std::ops::Range<usize>,
+    next: Option<ir::Block>,
+    writes_lanes: bool,
+    heads: &Heads,
+) {
+    let fcsr_plain = fx.fcsr_plain;
+    let entry_dirty = fx.dirty();
+    let exec = fx.exec_val();
     let bm = fx.b.create_block();
     // Quick code has one variant, for a full EXEC (the common case; about half the code to compile).
     let variants: &[(ir::Block, bool)] = match fx.tier {
@@ -235,19 +292,32 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
             fx.b.ins().brif(full, bf, &[], bm, &[]);
             &[(bf, true), (bm, false)]
         }
-        // (`budget_check` has sent a block entered with a partial EXEC to the interpreter.)
+        // (`budget_check` or `leave_unless_full` has sent a partial EXEC to the interpreter.)
         Tier::Quick => {
             fx.b.ins().jump(bm, &[]);
             &[(bm, true)]
         }
     };
+    // The variants may leave different registers changed (an access inline in one, through the runtime,
+    // which stores and reloads, in the other): the next segment stores what either changed.
+    let (mut out_dirty, mut out_plain) = (entry_dirty.clone(), true);
     for &(variant, full_exec) in variants {
         fx.b.switch_to_block(variant);
         fx.begin_variant(full_exec, writes_lanes);
         fx.set_dirty(entry_dirty.clone());
         fx.fcsr_plain = fcsr_plain;
-        emit_ops(fx, block, heads);
+        emit_ops(fx, block, range.clone(), next, heads);
+        let (v, u) = fx.dirty();
+        // Mutant 144: the next segment stores only what the last variant (the masked one) changed.
+        if crate::mutants::active(144) {
+            out_dirty = (v.clone(), u.clone());
+        }
+        out_dirty.0.iter_mut().zip(v).for_each(|(d, x)| *d |= x);
+        out_dirty.1.iter_mut().zip(u).for_each(|(d, x)| *d |= x);
+        out_plain &= fx.fcsr_plain;
     }
+    fx.set_dirty(out_dirty);
+    fx.fcsr_plain = out_plain;
 }
 
 /// Quick code counts each start of a block (`JitCtx::hits[start / 4]`, wrapping), for recompiling hot blocks.
@@ -281,10 +351,13 @@ fn budget_check(fx: &mut Fx, block: &Block) {
     fx.b.def_var(fx.steps, steps);
 }
 
-fn emit_ops(fx: &mut Fx, block: &Block, heads: &Heads) {
-    let block_len = block.ops.len() as u32;
+/// The instructions `range` of `block` in the current variant; then on to `next` (the next segment), or, for
+/// the last segment, out of the block.
+fn emit_ops(fx: &mut Fx, block: &Block, range: std::ops::Range<usize>, next: Option<ir::Block>, heads: &Heads) {
+    // Sites count within the segment: the instructions of earlier segments are counted already.
+    let block_len = range.len() as u32;
     fx.block_exec = Some(fx.exec_val());
-    for (i, op) in block.ops.iter().enumerate() {
+    for (i, op) in block.ops[range].iter().enumerate() {
         let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads };
         fx.current = Some(op.insn);
         let before = fx.b.func.dfg.num_insts();
@@ -304,6 +377,10 @@ fn emit_ops(fx: &mut Fx, block: &Block, heads: &Heads) {
         }
     }
     fx.count(block_len);
+    if let Some(next) = next {
+        fx.b.ins().jump(next, &[]);
+        return;
+    }
     match block.interp_at {
         Some(pc) => fx.exit(Exit::Interpret, pc),
         None => {
