@@ -113,6 +113,16 @@ pub struct Arena {
     state: Mutex<State>,
 }
 
+impl std::fmt::Debug for Arena {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Arena")
+            .field("base", &format_args!("{DEVICE_BASE:#x}"))
+            .field("capacity", &self.capacity())
+            .field("allocations", &self.allocations().len())
+            .finish()
+    }
+}
+
 impl Arena {
     pub fn new(capacity: u64) -> Result<Arena, AllocError> {
         if capacity > MAX_CAPACITY {

@@ -170,9 +170,30 @@ impl Kernel {
     }
 }
 
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = &self.program.meta;
+        f.debug_struct("Kernel")
+            .field("name", &m.name)
+            .field("words", &self.program.words.len())
+            .field("workgroup", &m.workgroup)
+            .field("shared_bytes", &m.shared_bytes)
+            .field("private_bytes", &m.private_bytes)
+            .field("arg_bytes", &m.arg_bytes)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Device memory plus the launch entry point.
 pub struct Device {
     pub arena: Arena,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device").field("arena", &self.arena).finish()
+    }
 }
 
 impl Device {

@@ -167,3 +167,30 @@ fn bad_launch_configurations_are_clear_errors() {
         }
     }
 }
+
+/// A kernel that declares its argument block (`.args N`) is refused a shorter one before anything runs; a
+/// longer one is fine.
+#[test]
+fn a_launch_shorter_than_the_declared_arguments_is_refused() {
+    let k = kernel(".args 16\n  u.ld.b64 u6, u0, 8\n  end\n");
+    let d = Device::new().unwrap();
+    let short = LaunchConfig { args: vec![0; 8], ..Default::default() };
+    match d.launch(&k, &short) {
+        Err(LaunchError::Config(msg)) => assert!(msg.contains(".args 16") && msg.contains("gives 8"), "{msg}"),
+        other => panic!("expected a configuration error, got {other:?}"),
+    }
+    let long = LaunchConfig { args: vec![0; 24], ..Default::default() };
+    d.launch(&k, &long).unwrap_or_else(|e| panic!("24 bytes for .args 16: {e}"));
+}
+
+/// Devices and kernels print what a harness wants in a failure message.
+#[test]
+fn devices_and_kernels_have_debug() {
+    let d = Device::new().unwrap();
+    let _b = d.alloc(64).unwrap();
+    let text = format!("{d:?}");
+    assert!(text.contains("capacity") && text.contains("allocations: 1"), "{text}");
+    let k = kernel(".kernel twice\n.workgroup 64\n  end\n");
+    let text = format!("{k:?}");
+    assert!(text.contains("\"twice\"") && text.contains("[64, 1, 1]"), "{text}");
+}

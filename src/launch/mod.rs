@@ -150,6 +150,15 @@ fn validate(k: &Kernel, c: &LaunchConfig) -> Result<([u32; 3], u32, u32), Launch
             c.args.len()
         )));
     }
+    // A kernel that declares its argument block (`.args N`) reads N bytes from it: a shorter block would make
+    // its argument loads fault inside the runtime's allocation, far from the cause.
+    let declared = k.program.meta.arg_bytes as usize;
+    if c.args.len() < declared {
+        return Err(config(format!(
+            "the kernel declares .args {declared} (bytes of arguments) but the launch gives {}",
+            c.args.len()
+        )));
+    }
     if let Some(n) = c.threads.filter(|n| !(1..=MAX_THREADS).contains(n)) {
         return Err(config(format!("{n} worker threads: the limit is 1..={MAX_THREADS} (MAX_THREADS)")));
     }
