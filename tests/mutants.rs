@@ -39,12 +39,27 @@ const KNOWN_MISSES: &[(u32, &str)] = &[
 /// Largest acceptable shrunk reproducer, in rendered instructions (structures, `end` and returns included).
 const MAX_SHRUNK: usize = 10;
 /// Mutants whose reproducers may be a little longer, the limit, and why.
-const LONGER: &[(u32, usize, &str)] = &[(
-    43,
-    16,
-    "the run must stop inside a block with one step too few; deleting code before the stop moves it, and \
+const LONGER: &[(u32, usize, &str)] = &[
+    (
+        43,
+        16,
+        "the run must stop inside a block with one step too few; deleting code before the stop moves it, and \
               the shrinker re-aims the cut budget only for the plain instructions it removes, not across loops",
-)];
+    ),
+    (
+        125,
+        12,
+        "needs a block whose budget check fails after the block before it changed registers; since EXEC writes \
+              no longer end blocks, the generator's conditional structure (exec.and.save, j.execz, body, exec.set) \
+              gives blocks of 6 or more instructions around it",
+    ),
+    (
+        144,
+        12,
+        "needs a loop (counter, exec.get, two branches, exec.set: 6 instructions) whose body has an access done \
+              inline in one EXEC variant and through the runtime in the other, followed by an EXEC write",
+    ),
+];
 
 fn max_shrunk(id: u32) -> usize {
     LONGER.iter().find(|l| l.0 == id).map_or(MAX_SHRUNK, |l| l.1)
