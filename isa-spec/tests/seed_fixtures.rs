@@ -30,11 +30,14 @@ fn every_format_is_used_by_an_instruction() {
     }
 }
 
-/// Cross-check against the seed text itself when it is available (it is beside the checkout in CI).
+/// Cross-check of the fixture against the seed text itself, which lives outside the repository (the user's
+/// documents, beside the checkout on the team's machines): run by hand, it fails when the seed is not there.
 #[test]
+#[ignore = "needs the seed documents beside the checkout (../shared/seeds); the fixture copied from them is checked by the other tests: cargo test -p lanejit-isa --test seed_fixtures -- --ignored"]
 fn seed000_text_rows_appear_in_the_fixture() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/seeds/000_f9952a5a4f7ffc33.txt");
-    let Ok(seed) = std::fs::read_to_string(path) else { return };
+    let seed = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (the seed documents are not beside the checkout)"));
     for row in SEED000.lines().skip(1) {
         let f: Vec<&str> = row.split(',').collect();
         let needle = format!("{}{} op opcode={} {}{}", f[0], f[1], f[2], f[3], f[4]);
