@@ -1,6 +1,7 @@
 //! One wave from a given state until `end`, a trap, the budget or the deadline: `lanejit wave` and the
 //! conformance suite.
 
+use crate::launch::{WaveStatus, WaveStop};
 use crate::state_json::{parse_hex, to_hex, MemJson, StateJson};
 use crate::wavemem::WaveMemory;
 use crate::{engine_available, Device, Engine, Kernel};
@@ -123,7 +124,8 @@ enum Ended {
 }
 
 /// Runs until the wave ends or traps, `budget` instructions retire or `deadline` passes: in chunks of
-/// [`DEADLINE_CHUNK`], or in growing ones from [`AUTO_FIRST_CHUNK`] while tiering. A barrier is passed.
+/// [`DEADLINE_CHUNK`], or in growing ones from [`AUTO_FIRST_CHUNK`] while tiering. A barrier is passed (the
+/// wave is its workgroup's only one).
 #[allow(clippy::too_many_arguments)]
 fn run_chunks(
     kernel: &Kernel,
@@ -143,15 +145,19 @@ fn run_chunks(
     let mut chunk = if tiering { AUTO_FIRST_CHUNK } else { DEADLINE_CHUNK };
     let start = w.retired;
     let mut windows = lanejit_jit::WindowCache::default();
-    loop {
+    let mut ended = Ended::End;
+    // The launches' scheduler, with a workgroup of this one wave (so a barrier releases at once).
+    crate::launch::schedule_workgroup(&mut [WaveStatus::Running], |_| loop {
         let left = budget - (w.retired - start);
         if left == 0 {
-            return Ok(Ended::Budget);
+            ended = Ended::Budget;
+            return Ok(WaveStop::Preempted);
         }
         if deadline.is_some_and(|d| Instant::now() > d) {
-            return Ok(Ended::Deadline);
+            ended = Ended::Deadline;
+            return Ok(WaveStop::Preempted);
         }
-        match crate::engine::run_chunk(
+        let stop = crate::engine::run_chunk(
             kernel,
             engine,
             w,
@@ -160,15 +166,17 @@ fn run_chunks(
             left.min(chunk),
             tracer.as_deref_mut(),
             &mut windows,
-        )? {
-            Stop::End => return Ok(Ended::End),
-            Stop::Barrier => {}
+        )?;
+        match stop {
+            Stop::End => return Ok(WaveStop::Ended),
+            Stop::Barrier => return Ok(WaveStop::AtBarrier(w.pc.wrapping_sub(4))),
             Stop::Steps if tiering && w.retired - start >= AUTO_SHORT => {
                 chunk = chunk.saturating_mul(2).min(AUTO_LAST_CHUNK.max(chunk));
             }
             Stop::Steps => {}
         }
-    }
+    })?;
+    Ok(ended)
 }
 
 /// A memory range of an initial state: address, length, read-only.

@@ -1,6 +1,6 @@
 //! Multi-wave cases: a kernel whose `.workgroup` holds more than `LANES` threads runs as one workgroup of that
 //! many waves, sharing shared memory and global memory and meeting at `barrier`. Waves are scheduled exactly as
-//! a launch schedules them (`launch::release_barrier`): in wave order, each until it ends or waits at a barrier;
+//! a launch schedules them (the same `launch::schedule_workgroup`): in wave order, each until it ends or waits at a barrier;
 //! the barrier opens when every wave still running waits at the same one. The schedule is deterministic, so
 //! races between waves through shared memory come out the same on every engine that executes correctly.
 //!
@@ -8,7 +8,7 @@
 //! and wave k starts from `wave_state(init, k)`, a fixed transformation of it.
 
 use crate::engine::{run_chunk, Runner};
-use crate::launch::{release_barrier, WaveStatus};
+use crate::launch::{schedule_workgroup, WaveStatus, WaveStop};
 use crate::state_json::StateJson;
 use crate::wave::{device_with, read_back, WaveOutcome};
 use crate::wavemem::WaveMemory;
@@ -93,53 +93,39 @@ pub fn run_case(
     let pstride = meta.private_bytes as usize * LANES;
     let mut private = vec![0u8; pstride * n];
     let mut status = vec![WaveStatus::Running; n];
-    let mut trap: Option<(usize, Trap)> = None;
     let mut windows = lanejit_jit::WindowCache::default();
-    'group: loop {
-        for wi in 0..n {
-            if status[wi] != WaveStatus::Running {
-                continue;
-            }
-            let env = WaveEnv {
-                wave_id: wi as u32,
-                wave_count: n as u32,
-                wg_size: meta.workgroup,
-                grid: [1, 1, 1],
-                wg_id: [0; 3],
-            };
-            let mut mem = WaveMemory {
-                arena: &device.arena,
-                allocs: &allocs,
-                shared: &mut shared[..meta.shared_bytes as usize],
-                private: &mut private[wi * pstride..(wi + 1) * pstride],
-                private_bytes: meta.private_bytes as u64,
-            };
-            let w = &mut waves[wi];
-            let left = budget.saturating_sub(w.retired);
-            match run_chunk(kernel, engine, w, &mut mem, &env, left, tracer.as_deref_mut(), &mut windows) {
-                Ok(Stop::End) => status[wi] = WaveStatus::Ended,
-                Ok(Stop::Barrier) => status[wi] = WaveStatus::AtBarrier(w.pc.wrapping_sub(4)),
-                Ok(Stop::Steps) => {
-                    let t =
-                        Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted"));
-                    trap = Some((wi, t));
-                    break 'group;
-                }
-                Err(t) => {
-                    trap = Some((wi, t));
-                    break 'group;
-                }
+    // The trap and the wave it stopped (a deadlock names its wave in the trap).
+    let mut stopped_wave = 0;
+    let result = schedule_workgroup(&mut status, |wi| {
+        stopped_wave = wi;
+        let env = WaveEnv {
+            wave_id: wi as u32,
+            wave_count: n as u32,
+            wg_size: meta.workgroup,
+            grid: [1, 1, 1],
+            wg_id: [0; 3],
+        };
+        let mut mem = WaveMemory {
+            arena: &device.arena,
+            allocs: &allocs,
+            shared: &mut shared[..meta.shared_bytes as usize],
+            private: &mut private[wi * pstride..(wi + 1) * pstride],
+            private_bytes: meta.private_bytes as u64,
+        };
+        let w = &mut waves[wi];
+        let left = budget.saturating_sub(w.retired);
+        match run_chunk(kernel, engine, w, &mut mem, &env, left, tracer.as_deref_mut(), &mut windows)? {
+            Stop::End => Ok(WaveStop::Ended),
+            Stop::Barrier => Ok(WaveStop::AtBarrier(w.pc.wrapping_sub(4))),
+            Stop::Steps => {
+                Err(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted")))
             }
         }
-        match release_barrier(&mut status) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(t) => {
-                trap = Some((t.wave as usize, t));
-                break;
-            }
-        }
-    }
+    });
+    let trap = result.err().map(|t| match t.kind {
+        TrapKind::BarrierDeadlock => (t.wave as usize, t),
+        _ => (stopped_wave, t),
+    });
     shared.truncate(meta.shared_bytes as usize);
     finish(&device, &ranges, waves, trap, shared)
 }

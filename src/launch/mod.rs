@@ -8,9 +8,11 @@ use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
 
 mod batch;
+mod schedule;
 use lanejit_interp::{Lanes, Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
 use lanejit_jit::WindowCache;
 use rayon::prelude::*;
+pub(crate) use schedule::{run_workgroup as schedule_workgroup, WaveStatus, WaveStop};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -410,16 +412,6 @@ fn reset_wave(cx: &LaunchCtx, w: &mut WaveState, wi: usize, wg_id: [u32; 3], who
     (w.exec, w.pc, w.fcsr, w.retired, w.lane_ops) = (abi.exec, 0, 0, 0, 0);
 }
 
-/// Where a wave of a workgroup stands (shared with the fuzzer's workgroup runner, `fuzz::group`, so that it
-/// schedules waves exactly as a launch does).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum WaveStatus {
-    Running,
-    /// Waiting at the barrier at this pc.
-    AtBarrier(u32),
-    Ended,
-}
-
 /// What one worker thread keeps for the whole launch, so that starting a workgroup or a wave allocates
 /// nothing and clears only what the kernel can read: wave states (only the registers some instruction of the
 /// kernel names can be non-zero after a wave, so only those are re-zeroed), shared and private memory (one
@@ -512,62 +504,61 @@ impl<'c, 'a> Worker<'c, 'a> {
             t.workgroup = wg_id;
             t
         };
-        loop {
-            for wi in 0..self.status.len() {
-                let slot = if cx.one_state {
-                    if self.status[wi] == WaveStatus::Running {
-                        self.start_shared_wave(wi, wg_id);
-                    }
-                    0
-                } else {
-                    wi
+        // The scheduler owns the statuses while it runs (the waves' closure borrows the rest of the worker).
+        let mut status = std::mem::take(&mut self.status);
+        let result = schedule_workgroup(&mut status, |wi| {
+            let slot = if cx.one_state {
+                self.start_shared_wave(wi, wg_id);
+                0
+            } else {
+                wi
+            };
+            loop {
+                let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
+                let mut mem = WaveMemory {
+                    arena: &cx.device.arena,
+                    allocs: &cx.allocs,
+                    shared: &mut self.shared[..cx.shared_bytes as usize],
+                    private: &mut self.private[wi * pstride..(wi + 1) * pstride],
+                    private_bytes: cx.private_bytes as u64,
                 };
-                while self.status[wi] == WaveStatus::Running {
-                    let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
-                    let mut mem = WaveMemory {
-                        arena: &cx.device.arena,
-                        allocs: &cx.allocs,
-                        shared: &mut self.shared[..cx.shared_bytes as usize],
-                        private: &mut self.private[wi * pstride..(wi + 1) * pstride],
-                        private_bytes: cx.private_bytes as u64,
-                    };
-                    let w = &mut self.waves[slot];
-                    let (r0, l0) = (w.retired, w.lane_ops);
-                    let res = self.runner.run(
-                        w,
-                        &mut mem,
-                        &mut env.clone(),
-                        CHUNK,
-                        tracer.as_deref_mut(),
-                        &mut self.windows,
-                        None,
-                    );
-                    self.retired += w.retired - r0;
-                    self.lane_ops += w.lane_ops - l0;
-                    let pc = w.pc;
-                    self.last = (wg_id, wi as u32, pc);
-                    match res.map_err(|t| with_ids(t, wi as u32))? {
-                        Stop::End => self.status[wi] = WaveStatus::Ended,
-                        Stop::Barrier => self.status[wi] = WaveStatus::AtBarrier(pc.wrapping_sub(4)),
-                        Stop::Steps => {}
-                    }
-                    if self.status[wi] == WaveStatus::Running || self.retired >= FLUSH_EVERY {
-                        self.flush()?;
-                        if preempted(cx, wg_index) {
-                            return Ok(());
-                        }
+                let w = &mut self.waves[slot];
+                let (r0, l0) = (w.retired, w.lane_ops);
+                let res = self.runner.run(
+                    w,
+                    &mut mem,
+                    &mut env.clone(),
+                    CHUNK,
+                    tracer.as_deref_mut(),
+                    &mut self.windows,
+                    None,
+                );
+                self.retired += w.retired - r0;
+                self.lane_ops += w.lane_ops - l0;
+                let pc = w.pc;
+                self.last = (wg_id, wi as u32, pc);
+                let stop = match res.map_err(|t| with_ids(t, wi as u32))? {
+                    Stop::End => Some(WaveStop::Ended),
+                    Stop::Barrier => Some(WaveStop::AtBarrier(pc.wrapping_sub(4))),
+                    Stop::Steps => None,
+                };
+                if stop.is_none() || self.retired >= FLUSH_EVERY {
+                    self.flush()?;
+                    if preempted(cx, wg_index) {
+                        return Ok(WaveStop::Preempted);
                     }
                 }
+                if let Some(stop) = stop {
+                    return Ok(stop);
+                }
             }
-            // The trap names the wave that waits at a different barrier (`release_barrier` sets it).
-            let at_workgroup = |mut t: Trap| {
-                t.workgroup = wg_id;
-                t
-            };
-            if !release_barrier(&mut self.status).map_err(at_workgroup)? {
-                return Ok(());
-            }
-        }
+        });
+        self.status = status;
+        // A deadlock names the wave that waits at a different barrier (`schedule` sets it).
+        result.map_err(|mut t| {
+            t.workgroup = wg_id;
+            t
+        })
     }
 
     /// Adds the instructions retired since the last flush to the launch's count, then checks the budget and
@@ -606,33 +597,6 @@ fn check_limits(cx: &LaunchCtx, total: u64, pc: u32) -> Result<(), Trap> {
         ));
     }
     Ok(())
-}
-
-/// Every wave is now ended or at a barrier. Returns false when all have ended; releases the barrier when
-/// all waiting waves are at the same one; otherwise the barrier can never be satisfied.
-pub(crate) fn release_barrier(status: &mut [WaveStatus]) -> Result<bool, Trap> {
-    let waiting: Vec<(usize, u32)> = status
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match s {
-            WaveStatus::AtBarrier(pc) => Some((i, *pc)),
-            _ => None,
-        })
-        .collect();
-    let Some(&(_, pc0)) = waiting.first() else { return Ok(false) };
-    if let Some(&(wave, pc)) = waiting.iter().find(|(_, pc)| *pc != pc0) {
-        let list: Vec<String> = waiting.iter().map(|(w, pc)| format!("wave {w} at {pc:#x}")).collect();
-        let mut t =
-            Trap::new(TrapKind::BarrierDeadlock, pc, format!("waves wait at different barriers: {}", list.join(", ")));
-        t.wave = wave as u32;
-        return Err(t);
-    }
-    for s in status.iter_mut() {
-        if matches!(s, WaveStatus::AtBarrier(_)) {
-            *s = WaveStatus::Running;
-        }
-    }
-    Ok(true)
 }
 
 #[cfg(test)]
