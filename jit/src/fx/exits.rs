@@ -1,0 +1,175 @@
+//! Ways out of compiled code and into the runtime: the exit block (EXEC, counters, pc, budget), a wave's end
+//! (starting the next wave in place), counting retired instructions and lane-ops, and calls that hand one
+//! instruction to the interpreter or the runtime's memory path.
+
+use super::{flags, touched, written, BlockRegs, Fx, EXEC_OFFSET, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
+use crate::abi::Exit;
+use cranelift_codegen::ir::{types::*, InstBuilder, Value};
+use lanejit_isa::LANES;
+
+impl Fx<'_> {
+    /// Loads the retired and lane-op counters (at entry only: helpers never change them).
+    pub fn load_counters(&mut self) {
+        for (var, off) in [(self.retired, RETIRED_OFFSET), (self.lane_ops, LANE_OPS_OFFSET)] {
+            let x = self.b.ins().load(I64, flags(), self.state, off);
+            self.b.def_var(var, x);
+        }
+    }
+
+    /// Stores the counters plus `extra` instructions retired under the current EXEC.
+    pub(super) fn store_counters(&mut self, extra: u32) {
+        let (r, l) = self.counted(extra);
+        self.b.ins().store(flags(), r, self.state, RETIRED_OFFSET);
+        self.b.ins().store(flags(), l, self.state, LANE_OPS_OFFSET);
+    }
+
+    /// Leaves the compiled code with `status` and the guest pc to resume at (storing the changed registers).
+    pub fn exit(&mut self, status: Exit, pc: u32) {
+        self.store_dirty();
+        let s = self.b.ins().iconst(I32, status as i64);
+        let p = self.b.ins().iconst(I32, pc as i64);
+        self.b.ins().jump(self.exit_block, &[s.into(), p.into()]);
+    }
+
+    /// A wave's `end` (the block's counts added): stores everything the exit would, then asks the runtime for
+    /// the next wave; with one, starts it at `restart`, else leaves with `End`.
+    pub fn end_wave(&mut self, pc: u32) {
+        self.store_dirty();
+        self.clear_dirty();
+        self.store_exec();
+        self.store_counters(0);
+        let steps = self.b.use_var(self.steps);
+        self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
+        let p = self.b.ins().iconst(I32, pc as i64);
+        self.b.ins().store(flags(), p, self.state, PC_OFFSET);
+        let f = self.b.ins().iconst(I64, self.helpers.next_wave as i64);
+        let call = self.b.ins().call_indirect(self.helpers.sig, f, &[self.state, self.ctx, p]);
+        let started = self.b.inst_results(call)[0];
+        let done = self.b.create_block();
+        self.b.ins().brif(started, self.restart, &[], done, &[]);
+        self.b.switch_to_block(done);
+        self.exit(Exit::End, pc);
+    }
+
+    /// Emits the shared exit block: store EXEC and the counters, write pc and the step budget, return the
+    /// status (each exit has stored its block's changed registers already).
+    pub fn emit_exit_block(&mut self) {
+        self.b.switch_to_block(self.exit_block);
+        let (status, pc) = (self.b.block_params(self.exit_block)[0], self.b.block_params(self.exit_block)[1]);
+        self.store_exec();
+        self.store_counters(0);
+        self.b.ins().store(flags(), pc, self.state, PC_OFFSET);
+        let steps = self.b.use_var(self.steps);
+        self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
+        self.b.ins().return_(&[status]);
+        self.b.switch_to_block(self.trap_exit);
+        let pc = self.b.block_params(self.trap_exit)[0];
+        self.b.ins().store(flags(), pc, self.state, PC_OFFSET);
+        let steps = self.b.use_var(self.steps);
+        self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
+        let status = self.b.ins().iconst(I32, Exit::Trap as i64);
+        self.b.ins().return_(&[status]);
+    }
+
+    /// Counter values after `n` more instructions under the current EXEC.
+    pub(super) fn counted(&mut self, n: u32) -> (Value, Value) {
+        let r = self.b.use_var(self.retired);
+        let l = self.b.use_var(self.lane_ops);
+        if n == 0 {
+            return (r, l);
+        }
+        let r = self.b.ins().iadd_imm_s(r, n as i64);
+        let ops = if self.full_exec {
+            self.b.ins().iconst(I64, n as i64 * LANES as i64)
+        } else {
+            // Lane-ops count the lanes active when each instruction starts: EXEC as the block began (only a
+            // block's last instruction may write EXEC).
+            let e = self.block_exec.expect("counting happens inside a block");
+            // Mutant 123: lane-ops counted with the EXEC current at the block's end, not at its start.
+            let e = if crate::mutants::active(123) { self.exec_val() } else { e };
+            let pc = self.b.ins().popcnt(e);
+            let pc = self.b.ins().uextend(I64, pc);
+            self.b.ins().imul_imm_s(pc, n as i64)
+        };
+        (r, self.b.ins().iadd(l, ops))
+    }
+
+    /// Adds `n` retired instructions (and their lane-ops under the current EXEC).
+    pub fn count(&mut self, n: u32) {
+        let (r, l) = self.counted(n);
+        self.b.def_var(self.retired, r);
+        self.b.def_var(self.lane_ops, l);
+    }
+
+    /// Executes the instruction at `pc` in the interpreter, from compiled code: registers are stored before and
+    /// reloaded after; the state's counters include the `done` instructions of the block before this one, so a
+    /// trap, or a read of the `retired` CSR, sees the right count. A trap leaves through the exit.
+    pub fn call_interpreter(&mut self, pc: u32, done: u32) {
+        self.note_lowering(pc, crate::abi::Lowering::Interpreter);
+        self.call_runtime(self.helpers.step, pc, done, None);
+    }
+
+    /// Records a way the instruction at `pc` may run in the code being emitted.
+    pub fn note_lowering(&mut self, pc: u32, how: crate::abi::Lowering) {
+        self.noted = true;
+        self.lowering.insert((pc, how));
+    }
+
+    /// A vector load or store through the runtime (`runtime::helper_mem`), with `call_interpreter`'s contract; only
+    /// `writes` (a load's destination group, nothing for a store) are reloaded after it.
+    pub fn call_mem(&mut self, pc: u32, done: u32, writes: BlockRegs) {
+        self.note_lowering(pc, crate::abi::Lowering::Runtime);
+        self.call_runtime(self.helpers.mem, pc, done, Some(writes));
+    }
+
+    /// Calls helper `f(state, ctx, pc)`, which executes the instruction at `pc` on the state: the registers it
+    /// names are stored first when the block has changed them (the state holds the others already) and all of
+    /// them are reloaded after.
+    pub(super) fn call_runtime(&mut self, f: usize, pc: u32, done: u32, writes: Option<BlockRegs>) {
+        let insn = self.current.expect("a runtime call runs while lowering an instruction");
+        if insn.fcsr().writes {
+            self.fcsr_plain = false;
+        }
+        let (vs, us) = touched(&insn);
+        let (dv, du): (Vec<usize>, Vec<usize>) = (
+            vs.iter().copied().filter(|&r| self.dirty_v[r]).collect(),
+            us.iter().copied().filter(|&r| self.dirty_u[r]).collect(),
+        );
+        // Mutant 124: registers the block changed are not written back before the runtime call.
+        if !crate::mutants::active(124) {
+            self.store_regs(&dv, &du);
+        }
+        self.store_exec();
+        self.store_counters(done);
+        let pcv = self.b.ins().iconst(I32, pc as i64);
+        let f = self.b.ins().iconst(I64, f as i64);
+        let sig = self.helpers.sig;
+        let call = self.b.ins().call_indirect(sig, f, &[self.state, self.ctx, pcv]);
+        let status = self.b.inst_results(call)[0];
+        let (wv, wu) = writes.unwrap_or_else(|| written(&insn));
+        self.load_regs(&wv, &wu);
+        if insn.id().info().has(lanejit_isa::flag::WE) {
+            self.load_exec();
+        }
+        let ok = self.b.create_block();
+        let trap = self.b.create_block();
+        self.b.set_cold_block(trap);
+        self.b.ins().brif(status, trap, &[], ok, &[]);
+        // A trap: the state has EXEC and the counters (stored for the call); the block's other changed
+        // registers are stored here.
+        self.b.switch_to_block(trap);
+        self.store_dirty();
+        self.b.ins().jump(self.trap_exit, &[pcv.into()]);
+        self.b.switch_to_block(ok);
+    }
+
+    pub(super) fn store_exec(&mut self) {
+        let x = self.b.use_var(self.exec);
+        self.b.ins().store(flags(), x, self.state, EXEC_OFFSET);
+    }
+
+    pub(super) fn load_exec(&mut self) {
+        let x = self.b.ins().load(I32, flags(), self.state, EXEC_OFFSET);
+        self.b.def_var(self.exec, x);
+    }
+}

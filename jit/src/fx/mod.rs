@@ -1,0 +1,185 @@
+//! The per-kernel function being built (`Fx`): guest registers as Cranelift variables (a 32-lane vector
+//! register is 8 × I32X4, a uniform register an I32), loaded at entry and stored at every exit, EXEC-masked
+//! writes, and the calls that hand single instructions to the interpreter. By concern: `regs` (register
+//! variables and what a block changed), `lanes` (EXEC lane masks and lane-wise helpers), `exits` (ways out of
+//! compiled code, counting, runtime calls); this file holds the state and the function's entry.
+
+use crate::abi::HelperFns;
+use cranelift_codegen::ir::{self, types::*, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use lanejit_interp::WaveState;
+use lanejit_isa::{LANES, UREGS, VREGS};
+use std::mem::offset_of;
+
+mod exits;
+mod lanes;
+mod regs;
+
+/// 128-bit vectors per 32-lane register.
+pub const VECS: usize = LANES / 4;
+
+/// A 32-lane register value: VECS × I32X4.
+pub type Vec32 = [Value; VECS];
+
+pub fn v_offset(r: usize, k: usize) -> i32 {
+    (offset_of!(WaveState, v) + r * LANES * 4 + k * 16) as i32
+}
+pub fn u_offset(r: usize) -> i32 {
+    (offset_of!(WaveState, u) + r * 4) as i32
+}
+pub const EXEC_OFFSET: i32 = offset_of!(WaveState, exec) as i32;
+pub const PC_OFFSET: i32 = offset_of!(WaveState, pc) as i32;
+pub const RETIRED_OFFSET: i32 = offset_of!(WaveState, retired) as i32;
+pub const LANE_OPS_OFFSET: i32 = offset_of!(WaveState, lane_ops) as i32;
+
+/// State is 64-byte aligned and never trapped on: every access is `trusted` (notrap + aligned).
+pub fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+pub struct Fx<'a> {
+    pub b: FunctionBuilder<'a>,
+    pub state: Value,
+    pub ctx: Value,
+    pub vvars: Vec<Option<[Variable; VECS]>>,
+    pub uvars: Vec<Option<Variable>>,
+    pub exec: Variable,
+    pub retired: Variable,
+    pub lane_ops: Variable,
+    pub steps: Variable,
+    pub helpers: HelperFns,
+    /// The block being emitted runs with EXEC = all lanes (no blending needed).
+    pub full_exec: bool,
+    /// The instruction being lowered (what an interpreter call executes).
+    pub current: Option<lanejit_isa::Insn>,
+    /// EXEC at the start of the block being emitted.
+    pub block_exec: Option<Value>,
+    /// Cranelift block holding the common exit code, taking (status, pc).
+    pub exit_block: ir::Block,
+    /// Where a wave starts: loads EXEC, the counters and the budget, then dispatches on pc (`emit_function`).
+    /// A wave's `end` jumps back here when `helper_next_wave` has set up the next wave.
+    pub restart: ir::Block,
+    /// The exit after an interpreter call trapped, taking pc: EXEC and the counters are in the state already
+    /// (stored for the call), so it only records pc and the budget.
+    trap_exit: ir::Block,
+    /// Registers written since the block began (stored at every exit from it).
+    dirty_v: Vec<bool>,
+    dirty_u: Vec<bool>,
+    /// The guest block being emitted branches to its own start: (that start, the Cranelift loop header). Its
+    /// back edge keeps registers in variables instead of storing and reloading them.
+    pub self_loop: Option<(u32, ir::Block)>,
+    /// fcsr is plain (rm = rne, no f32 flush): checked at the block's start, not written since.
+    pub fcsr_plain: bool,
+    /// EXEC as 8 lane masks, computed once at the start of a masked block variant (EXEC is constant inside a
+    /// block), so that each masked write costs one select per slice.
+    exec_lanes: Option<Vec32>,
+    /// Window-cache slot of each word's vector access (`runtime::NO_SLOT` for others); shared by the kernel's
+    /// functions (one per word of the whole code).
+    pub slot_of: std::sync::Arc<[u32]>,
+    /// The compiler this function is built for (what variants blocks get, whether they count their starts).
+    pub tier: crate::abi::Tier,
+    /// `JitCtx::hits`, loaded once at entry (quick code counts block starts there).
+    pub hits: Option<Value>,
+    /// Every way each instruction (by pc) may run (`CompiledKernel::lowering`).
+    pub lowering: std::collections::BTreeSet<(u32, crate::abi::Lowering)>,
+    /// The lowering of the current instruction noted how it runs (else it is wholly native).
+    pub noted: bool,
+    /// Print the CLIF instruction count of every lowered instruction (`Report::insts`).
+    pub report_insts: bool,
+}
+
+/// The vector and uniform registers a guest block names.
+pub type BlockRegs = (Vec<usize>, Vec<usize>);
+
+impl<'a> Fx<'a> {
+    /// Declares variables for the registers the kernel names.
+    pub fn new(
+        mut b: FunctionBuilder<'a>,
+        used_v: &[bool; VREGS],
+        used_u: &[bool; UREGS],
+        helpers: HelperFns,
+        tier: crate::abi::Tier,
+    ) -> Fx<'a> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let (state, ctx) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+        let vvars = (0..VREGS).map(|r| used_v[r].then(|| std::array::from_fn(|_| b.declare_var(I32X4)))).collect();
+        let uvars = (0..UREGS).map(|r| used_u[r].then(|| b.declare_var(I32))).collect();
+        let (exec, retired, lane_ops, steps) =
+            (b.declare_var(I32), b.declare_var(I64), b.declare_var(I64), b.declare_var(I64));
+        let exit_block = b.create_block();
+        b.append_block_param(exit_block, I32);
+        b.append_block_param(exit_block, I32);
+        let restart = b.create_block();
+        let trap_exit = b.create_block();
+        b.append_block_param(trap_exit, I32);
+        b.set_cold_block(trap_exit);
+        let mut fx = Fx {
+            b,
+            state,
+            ctx,
+            vvars,
+            uvars,
+            exec,
+            retired,
+            lane_ops,
+            steps,
+            helpers,
+            full_exec: false,
+            current: None,
+            block_exec: None,
+            exit_block,
+            trap_exit,
+            restart,
+            dirty_v: vec![false; VREGS],
+            dirty_u: vec![false; UREGS],
+            self_loop: None,
+            fcsr_plain: false,
+            exec_lanes: None,
+            slot_of: std::sync::Arc::from(Vec::new()),
+            tier,
+            hits: None,
+            lowering: Default::default(),
+            noted: false,
+            report_insts: false,
+        };
+        if tier == crate::abi::Tier::Quick {
+            fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::abi::CTX_HITS_OFFSET));
+        }
+        // Mutant 137: EXEC loaded once per entry, so a wave started by compiled code keeps the last one's.
+        if crate::mutants::active(137) {
+            fx.load_exec();
+        }
+        // The wave's entry: also where the code goes on when it has started the next wave itself.
+        fx.b.ins().jump(fx.restart, &[]);
+        fx.b.switch_to_block(fx.restart);
+        if !crate::mutants::active(137) {
+            fx.load_exec();
+        }
+        fx.load_counters();
+        let st = fx.b.ins().load(I64, flags(), ctx, crate::abi::CTX_STEPS_OFFSET);
+        fx.b.def_var(fx.steps, st);
+        fx
+    }
+
+    pub fn exec_val(&mut self) -> Value {
+        self.b.use_var(self.exec)
+    }
+}
+
+/// Registers an instruction reads or writes (the YAML's `regs`: every operand's register group, formulas
+/// evaluated): the only ones the interpreter touches for it, so the only ones stored before and reloaded after
+/// it runs there. Written registers count too: a write under EXEC keeps the inactive lanes of the old value.
+pub fn touched(insn: &lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>) {
+    split(&insn.reads().union(insn.writes()))
+}
+
+/// The registers an instruction may write (the YAML's `out` and `inout` operands).
+pub fn written(insn: &lanejit_isa::Insn) -> (Vec<usize>, Vec<usize>) {
+    split(&insn.writes())
+}
+
+fn split(set: &lanejit_isa::RegSet) -> (Vec<usize>, Vec<usize>) {
+    (set.vregs().map(|r| r.idx()).collect(), set.uregs().map(|r| r.idx()).collect())
+}

@@ -1,0 +1,138 @@
+//! Guest registers as Cranelift variables: loaded from the wave state when a block begins, written under EXEC
+//! (blended in the masked variant), tracked as changed (dirty) and stored at every way out of the block.
+
+use super::{flags, u_offset, v_offset, BlockRegs, Fx, Vec32, VECS};
+use cranelift_codegen::ir::{types::*, InstBuilder, Value};
+use lanejit_isa::{UReg, VReg, UREGS, VREGS};
+
+impl Fx<'_> {
+    /// Stores the cached registers among `vs`/`us`.
+    pub(super) fn store_regs(&mut self, vs: &[usize], us: &[usize]) {
+        for &r in vs {
+            if let Some(vars) = self.vvars[r] {
+                for (k, var) in vars.iter().enumerate() {
+                    let x = self.b.use_var(*var);
+                    self.b.ins().store(flags(), x, self.state, v_offset(r, k));
+                }
+            }
+        }
+        for &r in us {
+            if let Some(var) = self.uvars[r] {
+                let x = self.b.use_var(var);
+                self.b.ins().store(flags(), x, self.state, u_offset(r));
+            }
+        }
+    }
+
+    /// Loads the cached registers among `vs`/`us` from the state into their variables.
+    pub(super) fn load_regs(&mut self, vs: &[usize], us: &[usize]) {
+        for &r in vs {
+            if let Some(vars) = self.vvars[r] {
+                for (k, var) in vars.iter().enumerate() {
+                    let x = self.b.ins().load(I32X4, flags(), self.state, v_offset(r, k));
+                    self.b.def_var(*var, x);
+                }
+            }
+        }
+        for &r in us {
+            if let Some(var) = self.uvars[r] {
+                let x = self.b.ins().load(I32, flags(), self.state, u_offset(r));
+                self.b.def_var(var, x);
+            }
+        }
+    }
+
+    /// Starts a guest block: its registers are loaded from the state into variables, so every use inside the
+    /// block sees a definition made in the block. Registers then never flow between guest blocks through SSA
+    /// (no block parameters for registers a block does not name), which keeps compile time linear in the code.
+    pub fn begin_block(&mut self, regs: &BlockRegs) {
+        self.clear_dirty();
+        self.exec_lanes = None;
+        self.load_regs(&regs.0, &regs.1);
+    }
+
+    /// Marks `regs` as differing from the state (a loop carries them in variables across its back edge).
+    pub fn mark_dirty(&mut self, regs: &BlockRegs) {
+        regs.0.iter().for_each(|&r| self.dirty_v[r] = true);
+        regs.1.iter().for_each(|&r| self.dirty_u[r] = true);
+    }
+
+    pub fn clear_dirty(&mut self) {
+        self.dirty_v.iter_mut().for_each(|d| *d = false);
+        self.dirty_u.iter_mut().for_each(|d| *d = false);
+    }
+
+    /// Which registers must be stored when the current code leaves the block.
+    pub fn dirty(&self) -> (Vec<bool>, Vec<bool>) {
+        (self.dirty_v.clone(), self.dirty_u.clone())
+    }
+
+    pub fn set_dirty(&mut self, d: (Vec<bool>, Vec<bool>)) {
+        (self.dirty_v, self.dirty_u) = d;
+    }
+
+    /// Has the block changed any register since it began (or since its changes were last stored)?
+    pub fn dirty_any(&self) -> bool {
+        self.dirty_v.iter().chain(&self.dirty_u).any(|&d| d)
+    }
+
+    /// Writes the registers the block has changed back to the state (at every way out of the block).
+    pub fn store_dirty(&mut self) {
+        let vs: Vec<usize> = (0..VREGS).filter(|&r| self.dirty_v[r]).collect();
+        let us: Vec<usize> = (0..UREGS).filter(|&r| self.dirty_u[r]).collect();
+        self.store_regs(&vs, &us);
+    }
+
+    pub fn v(&mut self, r: VReg) -> Vec32 {
+        let vars = self.vvars[r.idx()].expect("kernel register scan covers every named register");
+        vars.map(|v| self.b.use_var(v))
+    }
+
+    /// Writes a vector register under EXEC (blending unless the block runs with a full EXEC).
+    pub fn set_v(&mut self, r: VReg, x: Vec32) {
+        let x = if self.full_exec { x } else { self.blend_exec(r, x) };
+        self.set_v_all(r, x);
+    }
+
+    /// Writes every lane, ignoring EXEC.
+    pub fn set_v_all(&mut self, r: VReg, x: Vec32) {
+        let vars = self.vvars[r.idx()].expect("kernel register scan covers every named register");
+        for k in 0..VECS {
+            self.b.def_var(vars[k], x[k]);
+        }
+        self.dirty_v[r.idx()] = true;
+    }
+
+    pub(super) fn blend_exec(&mut self, r: VReg, x: Vec32) -> Vec32 {
+        let old = self.v(r);
+        std::array::from_fn(|k| {
+            let m = self.exec_lane_mask(k);
+            // Mutant 122: new and old values swapped in the EXEC blend.
+            if crate::mutants::active(122) {
+                return self.b.ins().bitselect(m, old[k], x[k]);
+            }
+            self.b.ins().bitselect(m, x[k], old[k])
+        })
+    }
+
+    pub fn u(&mut self, r: UReg) -> Value {
+        let var = self.uvars[r.idx()].expect("kernel register scan covers every named register");
+        self.b.use_var(var)
+    }
+
+    pub fn set_u(&mut self, r: UReg, x: Value) {
+        let var = self.uvars[r.idx()].expect("kernel register scan covers every named register");
+        self.b.def_var(var, x);
+        self.dirty_u[r.idx()] = true;
+    }
+
+    /// Writes the lanes of `r` whose bit is set in the 32-bit `mask` (the caller has applied EXEC to it).
+    pub fn set_v_lanes(&mut self, r: VReg, x: Vec32, mask: Value) {
+        let old = self.v(r);
+        let y = std::array::from_fn(|k| {
+            let m = self.lane_mask(mask, k);
+            self.b.ins().bitselect(m, x[k], old[k])
+        });
+        self.set_v_all(r, y);
+    }
+}
