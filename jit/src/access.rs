@@ -64,14 +64,7 @@ impl Access {
 
     /// Every lane's address, by the interpreter's rule (`interp/src/mem/vector.rs::addresses`).
     pub(crate) fn addresses(&self, w: &WaveState) -> [u64; LANES] {
-        let off = w.vr(self.rs1);
-        if self.sp == Sp::Shared {
-            let base = w.ur(self.rs2);
-            std::array::from_fn(|l| base.wrapping_add(off[l]).wrapping_add(self.imm as u32) as u64)
-        } else {
-            let base = w.u64_pair(self.rs2);
-            std::array::from_fn(|l| base.wrapping_add(off[l] as u64).wrapping_add(self.imm as i64 as u64))
-        }
+        lanejit_interp::mem::offset_addresses(w, self.rs1, self.rs2, self.imm, self.sp)
     }
 }
 

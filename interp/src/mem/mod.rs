@@ -12,7 +12,8 @@ use crate::ctx::{Ctx, Flow};
 use crate::memory::MemFault;
 use crate::trap::{Trap, TrapKind};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg};
-pub use vector::{atomic_word, AtomOp};
+pub use uniform::uniform_address;
+pub use vector::{atomic_word, offset_addresses, AtomOp};
 use vector::{Base, Vm};
 
 /// The image ops are fully specified in the ISA but not implemented by this release's engines.

@@ -17,7 +17,7 @@ fn prepare(cx: &Ctx, rd: UReg, rs1: UReg, imm: i32, words: usize, write: bool) -
             UREGS - 1
         )));
     }
-    let a = cx.w.u64_pair(rs1).wrapping_add(imm as i64 as u64);
+    let a = uniform_address(&cx.w.u, rs1, imm);
     let bytes = 4 * words as u32;
     if !a.is_multiple_of(bytes as u64) {
         let detail = format!("{bytes}-byte uniform access not {bytes}-byte aligned");
@@ -58,4 +58,11 @@ pub(super) fn store(cx: &mut Ctx, rd: UReg, rs1: UReg, imm: i32, words: usize) -
             .map_err(|f| late_fault(cx, f, 0, a))?;
     }
     Ok(Flow::Next)
+}
+
+/// The address of a uniform access: `u[rs1]:u[rs1+1] + sext(imm)` mod 2^64 (shared with the JIT, which caches
+/// the region it falls in).
+pub fn uniform_address(u: &[u32], rs1: UReg, imm: i32) -> u64 {
+    let base = u[rs1.idx()] as u64 | (u[rs1.idx() + 1] as u64) << 32;
+    base.wrapping_add(imm as i64 as u64)
 }

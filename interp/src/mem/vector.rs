@@ -6,7 +6,7 @@ use super::{fault_kind, late_fault, pieces};
 use crate::ctx::{Ctx, Flow};
 use crate::fp::{self, FpMode};
 use crate::memory::MemFault;
-use crate::state::{lane_on, Lanes};
+use crate::state::{lane_on, Lanes, WaveState};
 use crate::trap::{Trap, TrapKind};
 use lanejit_isa::{MemAccess, Sp, UReg, VReg, LANES, VREGS};
 
@@ -97,22 +97,32 @@ fn addresses(cx: &Ctx, m: &Vm, regs: usize) -> Result<[u64; LANES], Trap> {
             VREGS - 1
         )));
     }
-    let imm = m.imm as i64 as u64;
     match (m.base, m.sp) {
         (Base::Pointer { .. }, Sp::Shared | Sp::Private) => {
             Err(cx.illegal(format!(".a64 with sp={}: per-lane pointers address global memory only", m.sp.name())))
         }
         (Base::Pointer { rs1 }, Sp::Global | Sp::Constant) => {
+            let imm = m.imm as i64 as u64;
             Ok(std::array::from_fn(|l| cx.w.v64(rs1, l).wrapping_add(imm)))
         }
-        (Base::Offset { rs1, rs2 }, Sp::Global | Sp::Constant) => {
-            let (base, off) = (cx.w.u64_pair(rs2), cx.w.vr(rs1));
-            Ok(std::array::from_fn(|l| base.wrapping_add(off[l] as u64).wrapping_add(imm)))
+        (Base::Offset { rs1, rs2 }, sp) => Ok(offset_addresses(cx.w, rs1, rs2, m.imm, sp)),
+    }
+}
+
+/// Every lane's address of an access with a uniform base (`f2 = 0`): `u[rs2]:u[rs2+1] + zext(v[rs1]) + sext(imm)`
+/// mod 2^64 for global and constant memory; for shared and private memory the offsets are 32-bit, the sum
+/// wraps mod 2^32 and `u[rs2+1]` is not read. The JIT's runtime computes its addresses with this too (the
+/// formula is decoded once; what the access does stays each engine's own).
+pub fn offset_addresses(w: &WaveState, rs1: VReg, rs2: UReg, imm: i32, sp: Sp) -> [u64; LANES] {
+    let off = w.vr(rs1);
+    match sp {
+        Sp::Global | Sp::Constant => {
+            let base = w.u64_pair(rs2);
+            std::array::from_fn(|l| base.wrapping_add(off[l] as u64).wrapping_add(imm as i64 as u64))
         }
-        // Shared and private offsets are 32-bit: the sum wraps mod 2^32 and u[rs2+1] is not read.
-        (Base::Offset { rs1, rs2 }, Sp::Shared | Sp::Private) => {
-            let (base, off) = (cx.w.ur(rs2), cx.w.vr(rs1));
-            Ok(std::array::from_fn(|l| base.wrapping_add(off[l]).wrapping_add(m.imm as u32) as u64))
+        Sp::Shared | Sp::Private => {
+            let base = w.ur(rs2);
+            std::array::from_fn(|l| base.wrapping_add(off[l]).wrapping_add(imm as u32) as u64)
         }
     }
 }

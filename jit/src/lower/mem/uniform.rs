@@ -50,8 +50,7 @@ impl UniformAccess {
 
     /// Guest address of the access, as the interpreter computes it.
     pub fn address(&self, u: &[u32]) -> u64 {
-        let base = u[self.rs1.idx()] as u64 | (u[self.rs1.idx() + 1] as u64) << 32;
-        base.wrapping_add(self.imm as i64 as u64)
+        lanejit_interp::mem::uniform_address(u, self.rs1, self.imm)
     }
 }
 
