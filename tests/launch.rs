@@ -226,7 +226,7 @@ fn a_run_of_several_waves_stops_after_exactly_max_steps() {
 }
 
 /// Runs `src` (one output word per thread at its global index, through the argument pointer) over `groups`
-/// 64-thread workgroups on every engine with one and two worker threads; every word must be `want(lane)`.
+/// 64-thread workgroups on every engine with one and two worker threads; word `i` must be `want(i)`.
 fn every_wave_stores(src: &str, groups: u32, want: impl Fn(usize) -> u32) {
     let kernel = Kernel::from_asm("clear.s", src).unwrap_or_else(|e| panic!("{e}"));
     let n = (groups * 64) as usize;
@@ -243,7 +243,7 @@ fn every_wave_stores(src: &str, groups: u32, want: impl Fn(usize) -> u32) {
             };
             d.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
             let got = d.read_u32s(out, n).unwrap();
-            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want(i % 32)).collect();
+            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want(i)).collect();
             assert!(
                 bad.is_empty(),
                 "{engine:?}, {threads} threads: {} wrong, first at {} = {}",
@@ -311,24 +311,11 @@ fn lanes_that_rejoin_exec_read_zero() {
     end
 "
     );
-    // Even workgroups wrote 7 in the even lanes; odd ones in the odd lanes; the other lanes read 0.
     let kernel = Kernel::from_asm("clear.s", &src).unwrap_or_else(|e| panic!("{e}"));
     let (v, _) = kernel.registers_to_clear();
     assert!(v.contains(&9), "EXEC can grow: every written register is cleared ({v:?})");
-    let groups = 9u32;
-    let n = (groups * 64) as usize;
-    for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
-        let d = Device::new().unwrap();
-        let out = d.alloc(4 * n as u64).unwrap().addr;
-        let cfg = LaunchConfig { grid: [groups, 1, 1], args: out.to_le_bytes().to_vec(), engine, ..Default::default() };
-        d.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
-        let got = d.read_u32s(out, n).unwrap();
-        for (i, &g) in got.iter().enumerate() {
-            let (wg, lane) = (i / 64, i % 32);
-            let want = if lane % 2 == wg % 2 { 7 } else { 0 };
-            assert_eq!(g, want, "{engine:?}: word {i}");
-        }
-    }
+    // Even workgroups wrote 7 in the even lanes; odd ones in the odd lanes; the other lanes read 0.
+    every_wave_stores(&src, 9, |i| if i % 32 % 2 == i / 64 % 2 { 7 } else { 0 });
 }
 
 /// Written lane-wise before every read, with EXEC only shrinking: not cleared between waves, and the results
@@ -346,26 +333,5 @@ fn registers_written_before_read_are_not_cleared_and_stay_exact() {
     let kernel = Kernel::from_asm("clear.s", &src).unwrap_or_else(|e| panic!("{e}"));
     let (v, _) = kernel.registers_to_clear();
     assert!(!v.contains(&9) && !v.contains(&10), "v9 and v10 are written before read: {v:?}");
-    let groups = 9u32;
-    let n = (groups * 64) as usize;
-    for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
-        for threads in [1, 2] {
-            let d = Device::new().unwrap();
-            let out = d.alloc(4 * n as u64).unwrap().addr;
-            let cfg = LaunchConfig {
-                grid: [groups, 1, 1],
-                args: out.to_le_bytes().to_vec(),
-                engine,
-                threads: Some(threads),
-                ..Default::default()
-            };
-            d.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
-            let got = d.read_u32s(out, n).unwrap();
-            for (i, &g) in got.iter().enumerate() {
-                let (wg, lane) = (i / 64, i % 32);
-                let want = if lane % 2 == wg % 2 { 2 * (i as u32 + 5) } else { 0 };
-                assert_eq!(g, want, "{engine:?}, {threads} threads: word {i}");
-            }
-        }
-    }
+    every_wave_stores(&src, 9, |i| if i % 32 % 2 == i / 64 % 2 { 2 * (i as u32 + 5) } else { 0 });
 }
