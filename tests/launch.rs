@@ -19,18 +19,18 @@ const SRC: &str = "
     end
 ";
 
-#[test]
-fn every_wave_of_every_workgroup_starts_from_zero() {
-    let kernel = Kernel::from_asm("fresh.s", SRC).unwrap_or_else(|e| panic!("{e}"));
-    // 48-thread workgroups: the second wave of each is partial, so its inactive lanes are not written.
-    const GROUPS: u32 = 40;
-    let n = (GROUPS * 48) as usize;
+/// Runs `src` (one output word per thread at its global index, through the argument pointer) over `groups`
+/// workgroups (of its `.workgroup` size) on every engine with one and two worker threads; word `i` must be
+/// `want(i)`.
+fn every_wave_stores(src: &str, groups: u32, want: impl Fn(usize) -> u32) {
+    let kernel = Kernel::from_asm("launch.s", src).unwrap_or_else(|e| panic!("{e}"));
+    let n = (groups * kernel.program.meta.workgroup.iter().product::<u32>()) as usize;
     for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
         for threads in [1, 2] {
             let d = Device::new().unwrap();
             let out = d.alloc(4 * n as u64).unwrap().addr;
             let cfg = LaunchConfig {
-                grid: [GROUPS, 1, 1],
+                grid: [groups, 1, 1],
                 args: out.to_le_bytes().to_vec(),
                 engine,
                 threads: Some(threads),
@@ -38,7 +38,7 @@ fn every_wave_of_every_workgroup_starts_from_zero() {
             };
             d.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
             let got = d.read_u32s(out, n).unwrap();
-            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != 2).collect();
+            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want(i)).collect();
             assert!(
                 bad.is_empty(),
                 "{engine:?}, {threads} threads: {} wrong, first at {} = {}",
@@ -48,6 +48,12 @@ fn every_wave_of_every_workgroup_starts_from_zero() {
             );
         }
     }
+}
+
+#[test]
+fn every_wave_of_every_workgroup_starts_from_zero() {
+    // 48-thread workgroups: the second wave of each is partial, so its inactive lanes are not written.
+    every_wave_stores(SRC, 40, |_| 2);
 }
 
 /// Every thread writes, at 16 bytes per thread in launch order: its wave's `wave_id`, its workgroup's linear
@@ -221,36 +227,6 @@ fn a_run_of_several_waves_stops_after_exactly_max_steps() {
                 if max_steps < 70 { (lanejit_interp::Stop::Steps, max_steps) } else { (lanejit_interp::Stop::End, 70) };
             assert_eq!((stop, total), (want_stop, want_total), "{engine:?}, max_steps {max_steps}");
             assert_eq!(env.wave_id as u64, total.min(69) / 7, "{engine:?}: the environment follows the waves");
-        }
-    }
-}
-
-/// Runs `src` (one output word per thread at its global index, through the argument pointer) over `groups`
-/// 64-thread workgroups on every engine with one and two worker threads; word `i` must be `want(i)`.
-fn every_wave_stores(src: &str, groups: u32, want: impl Fn(usize) -> u32) {
-    let kernel = Kernel::from_asm("clear.s", src).unwrap_or_else(|e| panic!("{e}"));
-    let n = (groups * 64) as usize;
-    for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
-        for threads in [1, 2] {
-            let d = Device::new().unwrap();
-            let out = d.alloc(4 * n as u64).unwrap().addr;
-            let cfg = LaunchConfig {
-                grid: [groups, 1, 1],
-                args: out.to_le_bytes().to_vec(),
-                engine,
-                threads: Some(threads),
-                ..Default::default()
-            };
-            d.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{engine:?}: {e}"));
-            let got = d.read_u32s(out, n).unwrap();
-            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want(i)).collect();
-            assert!(
-                bad.is_empty(),
-                "{engine:?}, {threads} threads: {} wrong, first at {} = {}",
-                bad.len(),
-                bad[0],
-                got[bad[0]]
-            );
         }
     }
 }
