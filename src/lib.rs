@@ -3,6 +3,30 @@
 //! The public API a test harness embeds: a [`Device`] with memory, [`Kernel`]s assembled from text or loaded
 //! from bytes, [`launch`](Device::launch)es with statistics and precise trap reports, and single-wave runs
 //! ([`wave::run_wave`]) from a JSON state.
+//!
+//! A vector add, as the README shows it (this text is a doc-test, and `tests/readme.rs` keeps the README's
+//! copy identical):
+//!
+//! ```
+//! use lanejit::{Device, Kernel, LaunchConfig};
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let kernel = Kernel::from_asm("vadd.s", &std::fs::read_to_string("examples/vadd.s")?)?;
+//!     let dev = Device::new()?;
+//!     let n = 1000u32;
+//!     let (a, b, c) = (dev.alloc(4 * n as u64)?, dev.alloc(4 * n as u64)?, dev.alloc(4 * n as u64)?);
+//!     dev.write_u32s(a.addr, &(0..n).collect::<Vec<_>>())?;
+//!     dev.write_u32s(b.addr, &(0..n).map(|i| 2 * i).collect::<Vec<_>>())?;
+//!     // The kernel's arguments, as it reads them from u0:u1: three buffer addresses and the count.
+//!     let mut args: Vec<u8> = [a.addr, b.addr, c.addr].iter().flat_map(|x| x.to_le_bytes()).collect();
+//!     args.extend(n.to_le_bytes());
+//!     let stats = dev.launch(&kernel, &LaunchConfig { grid: [n.div_ceil(64), 1, 1], args, ..Default::default() })?;
+//!     let sums = dev.read_u32s(c.addr, n as usize)?;
+//!     assert!((0..n).all(|i| sums[i as usize] == 3 * i));
+//!     println!("{} instructions retired", stats.retired);
+//!     Ok(())
+//! }
+//! ```
 
 pub mod arena;
 pub mod bench;

@@ -1,0 +1,486 @@
+//! The C ABI of lanejit: device memory, kernels from assembly text or bytes, launches with statistics and
+//! precise trap reports, for harnesses written in C, C++ or anything with a C foreign-function interface (the
+//! Python module in `python/` drives exactly these functions through `ctypes`).
+//!
+//! Conventions, the same for every function:
+//! - a function that can fail returns an [`LjStatus`] whose values are the `lanejit` command's exit codes
+//!   (0 ok, 1 the kernel trapped, 2 bad input), plus [`LjStatus::Failed`] for a failure of the emulator itself
+//!   (out of memory, a JIT compile error, an internal panic);
+//! - after a failure, [`lj_last_error`] returns the message on the calling thread (a trap's full report, an
+//!   assembly error's file, line and column), valid until the thread's next call;
+//! - outputs go through pointers the caller owns, written only on success (a trap report on `LJ_STATUS_TRAP`);
+//! - every handle made by a `_new`/`_from_` function is released by its `_free` function, which accepts NULL;
+//! - a NULL pointer where one is required is bad input, never a crash, and no panic crosses the boundary.
+
+#![allow(clippy::missing_safety_doc)] // each function's safety contract is the module text above, in the header too
+
+use lanejit::{Device, Engine, Kernel, LaunchConfig, LaunchError, LaunchStats, Trap, TrapKind};
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+/// Lanes of a wave (the width of [`LjTrap::addresses`]).
+pub const LJ_LANES: usize = 32;
+const _: () = assert!(LJ_LANES == lanejit::LANES, "the header's lane count is the ISA's");
+
+/// In [`LjLaunchConfig`]'s `shared_bytes` and `private_bytes`: take the kernel's `.shared` / `.private`.
+pub const LJ_FROM_KERNEL: u32 = u32::MAX;
+/// In [`LjLaunchConfig::deadline_ms`]: no wall-clock deadline (the instruction budget still holds).
+pub const LJ_NO_DEADLINE: u64 = u64::MAX;
+
+/// What a call did; the values are the `lanejit` command's exit codes, plus `FAILED`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LjStatus {
+    Ok = 0,
+    /// The kernel trapped (also at its budget or deadline); the trap report was written.
+    Trap = 1,
+    /// Bad input: a NULL or malformed argument, assembly errors, an address outside every allocation.
+    BadInput = 2,
+    /// The emulator failed: out of device memory, a JIT compile error, an internal error.
+    Failed = 3,
+}
+
+/// Which engine runs guest code.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LjEngine {
+    /// The reference interpreter (the golden model).
+    Interp = 0,
+    /// Compiled code (the default).
+    Jit = 1,
+    /// Interpret cold blocks, compile hot ones.
+    Auto = 2,
+}
+
+/// A trap's kind.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LjTrapKind {
+    IllegalInsn = 0,
+    MemoryFault = 1,
+    Misaligned = 2,
+    UserTrap = 3,
+    Breakpoint = 4,
+    PcOutOfRange = 5,
+    BarrierDeadlock = 6,
+    BudgetExceeded = 7,
+    DeadlineExceeded = 8,
+}
+
+/// Device memory: a reserved address range with an allocator. Opaque.
+pub struct LjDevice(Device);
+
+/// An assembled kernel, shareable by launches on several threads. Opaque.
+pub struct LjKernel {
+    kernel: Kernel,
+    name: CString,
+}
+
+/// A launch's settings; start from [`lj_launch_config_default`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct LjLaunchConfig {
+    /// Workgroups in x, y, z (each at least 1).
+    pub grid: [u32; 3],
+    /// Threads per workgroup in x, y, z; all zero takes the kernel's `.workgroup`.
+    pub workgroup: [u32; 3],
+    /// The kernel argument bytes (at least the kernel's `.args`), copied to a constant buffer whose address
+    /// the kernel finds in u0:u1. May be NULL when `args_len` is 0.
+    pub args: *const u8,
+    pub args_len: usize,
+    /// Shared bytes per workgroup and private bytes per lane; `LJ_FROM_KERNEL` takes the kernel's.
+    pub shared_bytes: u32,
+    pub private_bytes: u32,
+    /// Most instructions the launch may retire; 0 takes the default (2^40).
+    pub budget: u64,
+    /// Wall-clock limit in milliseconds; 0 takes the default (600 s), `LJ_NO_DEADLINE` sets none.
+    pub deadline_ms: u64,
+    /// An `LjEngine` value (a plain integer here, so that a value C makes up is bad input, not undefined
+    /// behaviour).
+    pub engine: u32,
+    /// Worker threads; 0 uses one per core.
+    pub threads: u32,
+}
+
+/// A launch's statistics.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LjStats {
+    pub retired: u64,
+    /// Of `retired`, the instructions the interpreter executed.
+    pub interpreted: u64,
+    pub lane_ops: u64,
+    pub workgroups: u64,
+    pub waves: u64,
+    pub elapsed_ns: u64,
+}
+
+/// A trap report; its full text is [`lj_last_error`]'s message.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct LjTrap {
+    pub kind: LjTrapKind,
+    /// Byte offset of the trapping instruction in the kernel's code.
+    pub pc: u32,
+    pub workgroup: [u32; 3],
+    pub wave: u32,
+    /// Lanes involved (bit i = lane i); 0 when the trap concerns the whole wave.
+    pub lanes: u32,
+    /// Faulting addresses, in lane order of `lanes`; `address_count` of them are valid.
+    pub addresses: [u64; LJ_LANES],
+    pub address_count: u32,
+    /// 1 when `code` holds the immediate of a `trap` instruction (kind `USER_TRAP`).
+    pub has_code: u32,
+    pub code: u32,
+}
+
+/// A kernel's metadata.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LjKernelInfo {
+    pub workgroup: [u32; 3],
+    pub shared_bytes: u32,
+    /// Private bytes per lane.
+    pub private_bytes: u32,
+    /// Argument bytes the kernel reads (its `.args`): a launch must pass at least this many.
+    pub arg_bytes: u32,
+    /// Code size in 32-bit words.
+    pub words: u32,
+}
+
+/// A failed call: its status and message.
+struct Failure(LjStatus, String);
+
+fn bad(msg: impl Into<String>) -> Failure {
+    Failure(LjStatus::BadInput, msg.into())
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_last_error(msg: &str) {
+    let c = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
+    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+}
+
+/// Runs `f`, turning its error and any panic into a status and the thread's last error.
+fn guard(f: impl FnOnce() -> Result<LjStatus, Failure>) -> LjStatus {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(status)) => status,
+        Ok(Err(Failure(status, msg))) => {
+            set_last_error(&msg);
+            status
+        }
+        Err(panic) => {
+            let what =
+                panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+            set_last_error(&format!("internal error (please report): {}", what.unwrap_or_default()));
+            LjStatus::Failed
+        }
+    }
+}
+
+/// `p` as a reference, or bad input naming `what`.
+unsafe fn non_null<'a, T>(p: *const T, what: &str) -> Result<&'a T, Failure> {
+    unsafe { p.as_ref() }.ok_or_else(|| bad(format!("{what} is NULL")))
+}
+
+/// `len` bytes at `p` (NULL allowed when `len` is 0).
+unsafe fn bytes<'a>(p: *const u8, len: usize, what: &str) -> Result<&'a [u8], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(bad(format!("{what} is NULL but its length is {len}")));
+    }
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+unsafe fn c_str<'a>(p: *const c_char, what: &str) -> Result<&'a str, Failure> {
+    let s = unsafe { CStr::from_ptr(non_null(p, what)?) };
+    s.to_str().map_err(|_| bad(format!("{what} is not UTF-8")))
+}
+
+unsafe fn write_out<T>(out: *mut T, value: T, what: &str) -> Result<(), Failure> {
+    let slot = unsafe { out.as_mut() }.ok_or_else(|| bad(format!("{what} is NULL")))?;
+    *slot = value;
+    Ok(())
+}
+
+/// The library's version, e.g. "0.1.0" (static storage).
+#[no_mangle]
+pub extern "C" fn lj_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// The message of the calling thread's last failed call ("" if none), valid until its next call.
+#[no_mangle]
+pub extern "C" fn lj_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+/// A device with `capacity_bytes` of address space (0: the default, 4 GiB reserved, pages committed when touched).
+#[no_mangle]
+pub unsafe extern "C" fn lj_device_new(capacity_bytes: u64, out: *mut *mut LjDevice) -> LjStatus {
+    guard(|| {
+        let device = if capacity_bytes == 0 { Device::new() } else { Device::with_capacity(capacity_bytes) };
+        let device = device.map_err(|e| Failure(LjStatus::Failed, format!("cannot make the device: {e}")))?;
+        unsafe { write_out(out, Box::into_raw(Box::new(LjDevice(device))), "out") }?;
+        Ok(LjStatus::Ok)
+    })
+}
+
+/// Releases a device and all its memory (NULL is ignored). No launch may be running on it.
+#[no_mangle]
+pub unsafe extern "C" fn lj_device_free(device: *mut LjDevice) {
+    if !device.is_null() {
+        drop(unsafe { Box::from_raw(device) });
+    }
+}
+
+/// A zeroed global buffer of `bytes`; its device address goes to `addr_out`.
+#[no_mangle]
+pub unsafe extern "C" fn lj_alloc(device: *const LjDevice, bytes: u64, addr_out: *mut u64) -> LjStatus {
+    guard(|| {
+        let d = unsafe { non_null(device, "device") }?;
+        let a = d.0.alloc(bytes).map_err(|e| Failure(LjStatus::Failed, e.to_string()))?;
+        unsafe { write_out(addr_out, a.addr, "addr_out") }?;
+        Ok(LjStatus::Ok)
+    })
+}
+
+/// A constant buffer (read-only to kernels) holding `len` bytes of `data`.
+#[no_mangle]
+pub unsafe extern "C" fn lj_alloc_const(
+    device: *const LjDevice,
+    data: *const u8,
+    len: usize,
+    addr_out: *mut u64,
+) -> LjStatus {
+    guard(|| {
+        let d = unsafe { non_null(device, "device") }?;
+        let data = unsafe { bytes(data, len, "data") }?;
+        let a = d.0.alloc_const(data).map_err(|e| Failure(LjStatus::Failed, e.to_string()))?;
+        unsafe { write_out(addr_out, a.addr, "addr_out") }?;
+        Ok(LjStatus::Ok)
+    })
+}
+
+/// Frees the buffer starting at `addr` (bad input if no live buffer starts there).
+#[no_mangle]
+pub unsafe extern "C" fn lj_free(device: *const LjDevice, addr: u64) -> LjStatus {
+    guard(|| {
+        let d = unsafe { non_null(device, "device") }?;
+        d.0.free(addr).map_err(|e| bad(e.to_string()))?;
+        Ok(LjStatus::Ok)
+    })
+}
+
+/// Copies `len` bytes from host `data` to device address `addr` (all inside one allocation).
+#[no_mangle]
+pub unsafe extern "C" fn lj_write(device: *const LjDevice, addr: u64, data: *const u8, len: usize) -> LjStatus {
+    guard(|| {
+        let d = unsafe { non_null(device, "device") }?;
+        let data = unsafe { bytes(data, len, "data") }?;
+        d.0.write(addr, data).map_err(bad)?;
+        Ok(LjStatus::Ok)
+    })
+}
+
+/// Copies `len` bytes at device address `addr` to host `out`.
+#[no_mangle]
+pub unsafe extern "C" fn lj_read(device: *const LjDevice, addr: u64, out: *mut u8, len: usize) -> LjStatus {
+    guard(|| {
+        let d = unsafe { non_null(device, "device") }?;
+        if len == 0 {
+            return Ok(LjStatus::Ok);
+        }
+        if out.is_null() {
+            return Err(bad(format!("out is NULL but its length is {len}")));
+        }
+        let data = d.0.read(addr, len as u64).map_err(bad)?;
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), out, len) };
+        Ok(LjStatus::Ok)
+    })
+}
+
+fn boxed_kernel(kernel: Kernel, out: *mut *mut LjKernel) -> Result<LjStatus, Failure> {
+    let name = CString::new(kernel.program.meta.name.clone()).unwrap_or_default();
+    unsafe { write_out(out, Box::into_raw(Box::new(LjKernel { kernel, name })), "out") }?;
+    Ok(LjStatus::Ok)
+}
+
+/// Assembles `source` (`file_name` names it in error messages: file:line:col).
+#[no_mangle]
+pub unsafe extern "C" fn lj_kernel_from_asm(
+    file_name: *const c_char,
+    source: *const c_char,
+    out: *mut *mut LjKernel,
+) -> LjStatus {
+    guard(|| {
+        let (file, src) = unsafe { (c_str(file_name, "file_name")?, c_str(source, "source")?) };
+        let kernel = Kernel::from_asm(file, src).map_err(|e| bad(e.to_string()))?;
+        boxed_kernel(kernel, out)
+    })
+}
+
+/// Loads a kernel binary: a container written by `lanejit asm`, or raw little-endian instruction words.
+#[no_mangle]
+pub unsafe extern "C" fn lj_kernel_from_bytes(data: *const u8, len: usize, out: *mut *mut LjKernel) -> LjStatus {
+    guard(|| {
+        let data = unsafe { bytes(data, len, "data") }?;
+        boxed_kernel(Kernel::from_bytes(data).map_err(bad)?, out)
+    })
+}
+
+/// Releases a kernel (NULL is ignored). No launch may be running it.
+#[no_mangle]
+pub unsafe extern "C" fn lj_kernel_free(kernel: *mut LjKernel) {
+    if !kernel.is_null() {
+        drop(unsafe { Box::from_raw(kernel) });
+    }
+}
+
+/// The kernel's name (its `.kernel` directive), valid while the kernel lives; NULL for a NULL kernel.
+#[no_mangle]
+pub unsafe extern "C" fn lj_kernel_name(kernel: *const LjKernel) -> *const c_char {
+    unsafe { kernel.as_ref() }.map_or(std::ptr::null(), |k| k.name.as_ptr())
+}
+
+/// The kernel's workgroup size, memory and argument sizes.
+#[no_mangle]
+pub unsafe extern "C" fn lj_kernel_info(kernel: *const LjKernel, out: *mut LjKernelInfo) -> LjStatus {
+    guard(|| {
+        let k = &unsafe { non_null(kernel, "kernel") }?.kernel;
+        let m = &k.program.meta;
+        let info = LjKernelInfo {
+            workgroup: m.workgroup,
+            shared_bytes: m.shared_bytes,
+            private_bytes: m.private_bytes,
+            arg_bytes: m.arg_bytes,
+            words: k.program.words.len() as u32,
+        };
+        unsafe { write_out(out, info, "out") }?;
+        Ok(LjStatus::Ok)
+    })
+}
+
+/// The defaults: one workgroup of the kernel's size, no arguments, the JIT, the default budget and deadline.
+#[no_mangle]
+pub extern "C" fn lj_launch_config_default() -> LjLaunchConfig {
+    LjLaunchConfig {
+        grid: [1, 1, 1],
+        workgroup: [0, 0, 0],
+        args: std::ptr::null(),
+        args_len: 0,
+        shared_bytes: LJ_FROM_KERNEL,
+        private_bytes: LJ_FROM_KERNEL,
+        budget: 0,
+        deadline_ms: 0,
+        engine: LjEngine::Jit as u32,
+        threads: 0,
+    }
+}
+
+fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure> {
+    let defaults = LaunchConfig::default();
+    let from_kernel = |v: u32| (v != LJ_FROM_KERNEL).then_some(v);
+    let engine = match c.engine {
+        0 => Engine::Interp,
+        1 => Engine::Jit,
+        2 => Engine::Auto,
+        other => return Err(bad(format!("engine {other} is none of LJ_ENGINE_INTERP, _JIT, _AUTO"))),
+    };
+    Ok(LaunchConfig {
+        grid: c.grid,
+        workgroup: (c.workgroup != [0; 3]).then_some(c.workgroup),
+        args: unsafe { bytes(c.args, c.args_len, "config.args") }?.to_vec(),
+        shared_bytes: from_kernel(c.shared_bytes),
+        private_bytes: from_kernel(c.private_bytes),
+        budget: if c.budget == 0 { defaults.budget } else { c.budget },
+        deadline: match c.deadline_ms {
+            0 => defaults.deadline,
+            LJ_NO_DEADLINE => None,
+            ms => Some(Duration::from_millis(ms)),
+        },
+        engine,
+        threads: (c.threads != 0).then_some(c.threads as usize),
+    })
+}
+
+fn stats(s: &LaunchStats) -> LjStats {
+    LjStats {
+        retired: s.retired,
+        interpreted: s.interpreted,
+        lane_ops: s.lane_ops,
+        workgroups: s.workgroups,
+        waves: s.waves,
+        elapsed_ns: s.elapsed.as_nanos().min(u64::MAX as u128) as u64,
+    }
+}
+
+fn trap_kind(k: TrapKind) -> LjTrapKind {
+    match k {
+        TrapKind::IllegalInsn => LjTrapKind::IllegalInsn,
+        TrapKind::MemoryFault => LjTrapKind::MemoryFault,
+        TrapKind::Misaligned => LjTrapKind::Misaligned,
+        TrapKind::UserTrap => LjTrapKind::UserTrap,
+        TrapKind::Breakpoint => LjTrapKind::Breakpoint,
+        TrapKind::PcOutOfRange => LjTrapKind::PcOutOfRange,
+        TrapKind::BarrierDeadlock => LjTrapKind::BarrierDeadlock,
+        TrapKind::BudgetExceeded => LjTrapKind::BudgetExceeded,
+        TrapKind::DeadlineExceeded => LjTrapKind::DeadlineExceeded,
+    }
+}
+
+fn trap_report(t: &Trap) -> LjTrap {
+    let mut addresses = [0; LJ_LANES];
+    let n = t.addrs.len().min(LJ_LANES);
+    addresses[..n].copy_from_slice(&t.addrs[..n]);
+    LjTrap {
+        kind: trap_kind(t.kind),
+        pc: t.pc,
+        workgroup: t.workgroup,
+        wave: t.wave,
+        lanes: t.lanes,
+        addresses,
+        address_count: n as u32,
+        has_code: t.code.is_some() as u32,
+        code: t.code.unwrap_or(0),
+    }
+}
+
+/// Launches `kernel` on `device` and waits for it. `stats_out` (may be NULL) receives the statistics, also of
+/// a trapped launch; `trap_out` (may be NULL) the trap report when the result is `LJ_STATUS_TRAP`. Writes a
+/// trapped launch made before its trap stay in device memory.
+#[no_mangle]
+pub unsafe extern "C" fn lj_launch(
+    device: *const LjDevice,
+    kernel: *const LjKernel,
+    config: *const LjLaunchConfig,
+    stats_out: *mut LjStats,
+    trap_out: *mut LjTrap,
+) -> LjStatus {
+    guard(|| {
+        let d = unsafe { non_null(device, "device") }?;
+        let k = unsafe { non_null(kernel, "kernel") }?;
+        let cfg = launch_config(unsafe { non_null(config, "config") }?)?;
+        let (result, s) = match d.0.launch(&k.kernel, &cfg) {
+            Ok(s) => (Ok(LjStatus::Ok), s),
+            Err(LaunchError::Config(msg)) => return Err(bad(msg)),
+            Err(LaunchError::Trap { trap, stats }) => {
+                if let Some(out) = unsafe { trap_out.as_mut() } {
+                    *out = trap_report(&trap);
+                }
+                (Err(Failure(LjStatus::Trap, trap.to_string())), stats)
+            }
+        };
+        if let Some(out) = unsafe { stats_out.as_mut() } {
+            *out = stats(&s);
+        }
+        result
+    })
+}
