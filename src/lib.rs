@@ -251,6 +251,10 @@ impl Device {
     pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
         self.arena.read_bytes(addr, len)
     }
+    /// Copies `out.len()` bytes at `addr` into `out`, allocating nothing.
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), String> {
+        self.arena.read_into(addr, out)
+    }
     pub fn write_u32s(&self, addr: u64, words: &[u32]) -> Result<(), String> {
         self.write(addr, &words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>())
     }

@@ -245,3 +245,24 @@ fn copy_speed() {
         timed(&mut || pieces.clone().for_each(|(at, p)| assert_eq!(d.read(at, PIECE as u64).unwrap(), p)));
     println!("host copy of 64 MiB: write {write:.2} GB/s, read {read:.2} GB/s; in 1 MiB pieces: write {write_pieces:.2} GB/s, read {read_pieces:.2} GB/s (read includes a compare)");
 }
+
+/// `read_into` copies exactly what `read` returns, at any alignment and length (head, whole words, tail), and
+/// refuses a range reaching past the allocation without touching the caller's buffer.
+#[test]
+fn read_into_matches_read_at_every_alignment() {
+    let _s = serial();
+    let dev = Device::new().unwrap();
+    let a = dev.alloc(256).unwrap();
+    let data: Vec<u8> = (0..=255).collect();
+    dev.write(a.addr, &data).unwrap();
+    for (off, len) in [(0, 256), (1, 17), (3, 8), (7, 0), (8, 9), (250, 6)] {
+        let mut out = vec![0xAA; len];
+        dev.read_into(a.addr + off, &mut out).unwrap();
+        assert_eq!(out, dev.read(a.addr + off, len as u64).unwrap(), "offset {off}, length {len}");
+        assert_eq!(out, data[off as usize..off as usize + len], "offset {off}, length {len}");
+    }
+    let mut out = vec![0xAA; 8];
+    let err = dev.read_into(a.addr + 250, &mut out).unwrap_err();
+    assert!(err.contains("outside every allocation"), "{err}");
+    assert_eq!(out, vec![0xAA; 8]);
+}

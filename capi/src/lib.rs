@@ -301,8 +301,7 @@ pub unsafe extern "C" fn lj_read(device: *const LjDevice, addr: u64, out: *mut u
         if out.is_null() {
             return Err(bad(format!("out is NULL but its length is {len}")));
         }
-        let data = d.0.read(addr, len as u64).map_err(bad)?;
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), out, len) };
+        d.0.read_into(addr, unsafe { std::slice::from_raw_parts_mut(out, len) }).map_err(bad)?;
         Ok(LjStatus::Ok)
     })
 }

@@ -241,6 +241,13 @@ class Device:
         _check(_api().lj_read(self._h, addr, out, nbytes))
         return out.raw
 
+    def _read_back(self, addr, a):
+        """Device bytes at ``addr`` into array ``a``: straight into its memory when it is contiguous."""
+        if a.flags.c_contiguous:
+            _check(_api().lj_read(self._h, addr, a.ctypes.data, a.nbytes))
+        else:
+            a[...] = np.frombuffer(self.read(addr, a.nbytes), dtype=a.dtype).reshape(a.shape)
+
     def launch(self, kernel, grid=1, args=(), *, workgroup=None, engine="jit", budget=0, deadline=None,
                threads=0, shared_bytes=None, private_bytes=None):
         """Runs ``kernel`` over ``grid`` workgroups (an int or up to three) and returns its ``Stats``; a trap
@@ -273,7 +280,7 @@ class Device:
             message = lib.lj_last_error().decode(errors="replace")
             if status in (_OK, _TRAP):
                 for addr, a in (p for p in placed if p[1].flags.writeable):
-                    a[...] = np.frombuffer(self.read(addr, a.nbytes), dtype=a.dtype).reshape(a.shape)
+                    self._read_back(addr, a)
             if status == _TRAP:
                 raise Trap(message, trap, Stats(stats))
             if status != _OK:

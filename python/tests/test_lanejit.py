@@ -124,3 +124,23 @@ def test_the_readme_python_example_runs(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     exec(compile(example, "README.md", "exec"), {})
     assert "Stats(retired=" in capsys.readouterr().out
+
+
+def test_a_strided_view_is_copied_in_and_back():
+    src = """
+    .kernel twice
+    .workgroup 32
+    .args 8
+        u.ld.b64 u4, u0, 0
+        wait sm=0
+        v.shl.i v1, v0, 2
+        ld.b32 v2, v1, u4, 0
+        wait vm=0
+        v.add v2, v2, v2
+        st.b32 v2, v1, u4, 0
+        end
+    """
+    base = np.arange(64, dtype=np.uint32)
+    view = base[::2]
+    lanejit.Device().launch(lanejit.assemble(src), args=[view])
+    assert base[::2].tolist() == [4 * i for i in range(32)] and base[1::2].tolist() == list(range(1, 64, 2))

@@ -107,10 +107,10 @@ impl Arena {
         }
     }
 
-    /// The `len` bytes at mapping offset `off` (bounded by the caller), copied as in `copy_in`.
-    pub(super) fn copy_out(&self, off: usize, len: usize) -> Vec<u8> {
+    /// The `out.len()` bytes at mapping offset `off` (bounded by the caller) into `out`, copied as in `copy_in`.
+    pub(super) fn copy_out(&self, off: usize, out: &mut [u8]) {
+        let len = out.len();
         assert!(off.checked_add(len).is_some_and(|end| end <= self.map.len()), "copy inside the mapping");
-        let mut out = vec![0u8; len];
         let head = (off.next_multiple_of(8) - off).min(len);
         let (head_bytes, rest) = out.split_at_mut(head);
         let (words, tail) = rest.as_chunks_mut::<8>();
@@ -126,7 +126,6 @@ impl Arena {
         for (i, b) in tail.iter_mut().enumerate() {
             *b = unsafe { AtomicU8::from_ptr(self.at(tail_off + i)).load(Relaxed) };
         }
-        out
     }
 
     /// Zeroes `len` bytes at mapping offset `off` (bounded by the caller). Whole `RELEASE_PAGES` blocks inside
