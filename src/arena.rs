@@ -15,6 +15,7 @@
 mod access;
 mod table;
 
+use crate::error::MemoryError;
 pub use table::{AllocTable, Buffer, LaunchTable};
 
 use memmap2::MmapMut;
@@ -49,7 +50,7 @@ impl Alloc {
     }
 }
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum AllocError {
     #[error("device memory exhausted: {wanted} bytes requested, largest free block {largest_free} bytes, arena capacity {capacity} bytes")]
     Exhausted { wanted: u64, largest_free: u64, capacity: u64 },
@@ -354,16 +355,15 @@ impl Arena {
     }
 
     /// Host copy in (bounds-checked against the allocation table; constant allocations included).
-    pub fn write_bytes(&self, addr: u64, data: &[u8]) -> Result<(), String> {
-        self.find(addr, data.len() as u64)
-            .ok_or_else(|| format!("{addr:#x}+{} is outside every allocation", data.len()))?;
+    pub fn write_bytes(&self, addr: u64, data: &[u8]) -> Result<(), MemoryError> {
+        self.find(addr, data.len() as u64).ok_or(MemoryError { addr, len: data.len() as u64 })?;
         self.copy_in(map_offset(addr), data);
         Ok(())
     }
 
     /// Host copy out.
-    pub fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
-        self.find(addr, len).ok_or_else(|| format!("{addr:#x}+{len} is outside every allocation"))?;
+    pub fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, MemoryError> {
+        self.find(addr, len).ok_or(MemoryError { addr, len })?;
         let mut out = vec![0; len as usize];
         self.copy_out(map_offset(addr), &mut out);
         Ok(out)
@@ -371,9 +371,9 @@ impl Arena {
 
     /// Host copy out into `out` (no allocation: a harness reading results repeatedly reuses its buffer, and a
     /// fresh large buffer costs a page fault per page, which made 64 MiB reads 5× slower than writes).
-    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), String> {
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryError> {
         let len = out.len() as u64;
-        self.find(addr, len).ok_or_else(|| format!("{addr:#x}+{len} is outside every allocation"))?;
+        self.find(addr, len).ok_or(MemoryError { addr, len })?;
         self.copy_out(map_offset(addr), out);
         Ok(())
     }

@@ -33,6 +33,7 @@ pub mod bench;
 pub mod cases;
 pub mod cli;
 pub mod engine;
+pub mod error;
 pub mod examples;
 pub mod fuzz;
 pub mod launch;
@@ -44,8 +45,9 @@ pub mod wave;
 pub mod wavemem;
 
 pub use arena::{Alloc, AllocError, AllocTable, Arena, Buffer, DEVICE_BASE};
+pub use error::{ConfigError, ContainerError, JitError, MemoryError};
 pub use lanejit_interp::{Trap, TrapKind, WaveState, LANES};
-pub use launch::{LaunchConfig, LaunchError, LaunchStats};
+pub use launch::{CancelToken, LaunchConfig, LaunchError, LaunchStats};
 pub use tier::CompileConfig;
 
 use lanejit_interp::Code;
@@ -79,8 +81,8 @@ pub fn engine_available(_e: Engine) -> Result<(), String> {
 pub struct Kernel {
     pub program: Program,
     pub code: Arc<Code>,
-    jit: Arc<OnceLock<Result<CompiledKernel, String>>>,
-    quick: Arc<OnceLock<Result<CompiledKernel, String>>>,
+    jit: Arc<OnceLock<Result<CompiledKernel, JitError>>>,
+    quick: Arc<OnceLock<Result<CompiledKernel, JitError>>>,
     /// Block-by-block compilation for `--engine auto`.
     pub auto_tiering: Arc<tier::HotBlocks>,
     /// `--engine jit`: which blocks of the quick code have been recompiled with the optimising tier (after
@@ -159,24 +161,21 @@ impl Kernel {
     }
 
     /// The whole kernel compiled with the optimising tier, on first use.
-    pub fn compiled(&self) -> Result<&CompiledKernel, String> {
-        self.jit
-            .get_or_init(|| lanejit_jit::compile(&self.code, &self.config.jit).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(Clone::clone)
+    pub fn compiled(&self) -> Result<&CompiledKernel, JitError> {
+        self.jit.get_or_init(|| lanejit_jit::compile(&self.code, &self.config.jit)).as_ref().map_err(Clone::clone)
     }
 
     /// The whole kernel compiled with the quick tier, on first use.
-    pub fn quick(&self) -> Result<&CompiledKernel, String> {
+    pub fn quick(&self) -> Result<&CompiledKernel, JitError> {
         self.quick
-            .get_or_init(|| lanejit_jit::compile_quick(&self.code, &self.config.jit).map_err(|e| e.to_string()))
+            .get_or_init(|| lanejit_jit::compile_quick(&self.code, &self.config.jit))
             .as_ref()
             .map_err(Clone::clone)
     }
 
     /// Compiles what `--engine jit` starts with (the quick code, or the optimised code when `jit_promotion` compiles
     /// everything up front), so that a compile error is reported before anything runs.
-    pub fn jit_ready(&self) -> Result<(), String> {
+    pub fn jit_ready(&self) -> Result<(), JitError> {
         if self.jit_promotion.compiles_everything() {
             self.compiled().map(drop)
         } else {
@@ -189,8 +188,8 @@ impl Kernel {
         lanejit_isa::asm::assemble(file_name, src).map(Kernel::from_program)
     }
     /// Loads a container written by `lanejit asm` (or raw little-endian words).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Kernel, String> {
-        lanejit_isa::container::read_any(bytes).map(Kernel::from_program).map_err(|e| e.to_string())
+    pub fn from_bytes(bytes: &[u8]) -> Result<Kernel, ContainerError> {
+        lanejit_isa::container::read_any(bytes).map(Kernel::from_program)
     }
 }
 
@@ -245,20 +244,24 @@ impl Device {
     pub fn free(&self, addr: u64) -> Result<(), AllocError> {
         self.arena.free(addr).map(drop)
     }
-    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), String> {
+    /// Copies `data` to device address `addr`; the whole range must lie in one live allocation.
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), MemoryError> {
         self.arena.write_bytes(addr, data)
     }
-    pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
+    /// The `len` bytes at device address `addr`.
+    pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, MemoryError> {
         self.arena.read_bytes(addr, len)
     }
     /// Copies `out.len()` bytes at `addr` into `out`, allocating nothing.
-    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), String> {
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryError> {
         self.arena.read_into(addr, out)
     }
-    pub fn write_u32s(&self, addr: u64, words: &[u32]) -> Result<(), String> {
+    /// Writes `words` little-endian at `addr`.
+    pub fn write_u32s(&self, addr: u64, words: &[u32]) -> Result<(), MemoryError> {
         self.write(addr, &words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>())
     }
-    pub fn read_u32s(&self, addr: u64, count: usize) -> Result<Vec<u32>, String> {
+    /// `count` little-endian words at `addr`.
+    pub fn read_u32s(&self, addr: u64, count: usize) -> Result<Vec<u32>, MemoryError> {
         let b = self.read(addr, count as u64 * 4)?;
         Ok(b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
     }

@@ -76,7 +76,7 @@ pub fn run_wave_limited(
     let deadline = limits.deadline.map(|d| Instant::now() + d);
     engine_available(engine)?;
     if engine == Engine::Jit {
-        kernel.jit_ready()?;
+        kernel.jit_ready().map_err(|e| e.to_string())?;
     }
     let mut w = init.to_wave()?;
     let (device, ranges) = device_with(&init.memory)?;
@@ -199,6 +199,8 @@ pub fn device_with(memory: &[MemJson]) -> Result<(Device, Vec<Range>), String> {
 pub fn read_back(device: &Device, ranges: &[Range]) -> Result<Vec<MemJson>, String> {
     ranges
         .iter()
-        .map(|&(addr, len, readonly)| device.read(addr, len).map(|b| MemJson { addr, hex: to_hex(&b), readonly }))
+        .map(|&(addr, len, readonly)| {
+            device.read(addr, len).map_err(String::from).map(|b| MemJson { addr, hex: to_hex(&b), readonly })
+        })
         .collect()
 }

@@ -18,7 +18,7 @@ fn kernel(src: &str) -> Kernel {
 fn config_error(cfg: LaunchConfig) -> String {
     let device = Device::with_capacity(1 << 24).unwrap();
     match device.launch(&kernel("    end\n"), &cfg) {
-        Err(LaunchError::Config(m)) => m,
+        Err(LaunchError::Config(e)) => e.to_string(),
         other => panic!("expected a configuration error, got {other:?}"),
     }
 }

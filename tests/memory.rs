@@ -263,6 +263,7 @@ fn read_into_matches_read_at_every_alignment() {
     }
     let mut out = vec![0xAA; 8];
     let err = dev.read_into(a.addr + 250, &mut out).unwrap_err();
-    assert!(err.contains("outside every allocation"), "{err}");
+    assert_eq!(err, lanejit::MemoryError { addr: a.addr + 250, len: 8 });
+    assert!(err.to_string().contains("outside every allocation"), "{err}");
     assert_eq!(out, vec![0xAA; 8]);
 }

@@ -2,7 +2,7 @@
 //! barrier deadlock, the report of a trap in one of many workgroups (deterministic: the lowest workgroup), and
 //! writes made before a trap.
 
-use lanejit::{tier, CompileConfig, Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
+use lanejit::{tier, CancelToken, CompileConfig, Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
 use std::time::Duration;
 
 /// An engine, and the JIT promote threshold a run pins on its kernel; `name` labels failures.
@@ -76,6 +76,31 @@ fn the_wall_clock_deadline_stops_a_launch() {
         // A deadline stop has its own kind: it depends on host speed, an instruction budget stop does not.
         assert_eq!(t.kind, TrapKind::DeadlineExceeded, "{}", m.name);
         assert!(t.detail.contains("deadline"), "{}: {t}", m.name);
+    }
+}
+
+#[test]
+fn a_cancel_token_stops_a_running_launch_from_another_thread() {
+    let base = kernel("loop:\n  v.add v3, v3, v0\n  j loop\n");
+    for m in modes() {
+        let k = m.kernel(&base);
+        let d = Device::new().unwrap();
+        let token = CancelToken::new();
+        let cfg = LaunchConfig { deadline: None, cancel: Some(token.clone()), ..m.cfg() };
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            token.cancel();
+        });
+        let r = d.launch(&k, &cfg);
+        canceller.join().unwrap();
+        let Err(LaunchError::Trap { trap, stats }) = r else { panic!("{}: expected a trap, got {r:?}", m.name) };
+        assert_eq!(trap.kind, TrapKind::Cancelled, "{}: {trap}", m.name);
+        assert!(stats.retired > 0, "{}: the loop ran until cancelled", m.name);
+        // A token cancelled before the launch stops it at the first check: the kernel does not run on.
+        let cancelled = CancelToken::new();
+        cancelled.cancel();
+        let cfg = LaunchConfig { cancel: Some(cancelled), ..m.cfg() };
+        assert_eq!(trap_of(m.name, d.launch(&k, &cfg)).kind, TrapKind::Cancelled, "{}", m.name);
     }
 }
 
@@ -162,7 +187,7 @@ fn bad_launch_configurations_are_clear_errors() {
         LaunchConfig { shared_bytes: Some(1 << 20), ..Default::default() },
     ] {
         match d.launch(&k, &cfg) {
-            Err(LaunchError::Config(msg)) => assert!(!msg.is_empty()),
+            Err(LaunchError::Config(e)) => assert!(!e.to_string().is_empty()),
             other => panic!("expected a configuration error, got {other:?}"),
         }
     }
@@ -176,7 +201,10 @@ fn a_launch_shorter_than_the_declared_arguments_is_refused() {
     let d = Device::new().unwrap();
     let short = LaunchConfig { args: vec![0; 8], ..Default::default() };
     match d.launch(&k, &short) {
-        Err(LaunchError::Config(msg)) => assert!(msg.contains(".args 16") && msg.contains("gives 8"), "{msg}"),
+        Err(LaunchError::Config(e)) => {
+            assert_eq!(e, lanejit::ConfigError::ArgsTooShort { declared: 16, given: 8 });
+            assert!(e.to_string().contains(".args 16") && e.to_string().contains("gives 8"), "{e}");
+        }
         other => panic!("expected a configuration error, got {other:?}"),
     }
     let long = LaunchConfig { args: vec![0; 24], ..Default::default() };

@@ -37,6 +37,8 @@ typedef enum LjTrapKind {
   LJ_TRAP_KIND_BARRIER_DEADLOCK = 6,
   LJ_TRAP_KIND_BUDGET_EXCEEDED = 7,
   LJ_TRAP_KIND_DEADLINE_EXCEEDED = 8,
+  // The launch's `LjCancel` was cancelled.
+  LJ_TRAP_KIND_CANCELLED = 9,
 } LjTrapKind;
 
 // Which engine runs guest code.
@@ -48,6 +50,9 @@ typedef enum LjEngine {
   // Interpret cold blocks, compile hot ones.
   LJ_ENGINE_AUTO = 2,
 } LjEngine;
+
+// Cancels running launches from another thread ([`lj_cancel`]). Opaque.
+typedef struct LjCancel LjCancel;
 
 // Device memory: a reserved address range with an allocator. Opaque.
 typedef struct LjDevice LjDevice;
@@ -89,6 +94,10 @@ typedef struct LjLaunchConfig {
   uint32_t engine;
   // Worker threads; 0 uses one per core.
   uint32_t threads;
+  // NULL, or a cancellation handle: after `lj_cancel` on it (from any thread) the launch stops at its next
+  // check (every 4,096 instructions a worker retires) with an `LJ_TRAP_KIND_CANCELLED` trap. It must outlive
+  // the launch.
+  const struct LjCancel *cancel;
 } LjLaunchConfig;
 
 // A launch's statistics.
@@ -176,6 +185,15 @@ enum LjStatus lj_kernel_info(const struct LjKernel *kernel, struct LjKernelInfo 
 
 // The defaults: one workgroup of the kernel's size, no arguments, the JIT, the default budget and deadline.
 struct LjLaunchConfig lj_launch_config_default(void);
+
+// A cancellation handle, not yet cancelled (release with [`lj_cancel_free`] after the launches using it).
+enum LjStatus lj_cancel_new(struct LjCancel **out);
+
+// Cancels every launch using `cancel` (safe to call from any thread, any number of times).
+enum LjStatus lj_cancel(const struct LjCancel *cancel);
+
+// Releases a cancellation handle (NULL is ignored). No launch may still be using it.
+void lj_cancel_free(struct LjCancel *cancel);
 
 // Launches `kernel` on `device` and waits for it. `stats_out` (may be NULL) receives the statistics, also of
 // a trapped launch; `trap_out` (may be NULL) the trap report when the result is `LJ_STATUS_TRAP`. Writes a

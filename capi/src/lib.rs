@@ -14,7 +14,7 @@
 
 #![allow(clippy::missing_safety_doc)] // each function's safety contract is the module text above, in the header too
 
-use lanejit::{Device, Engine, Kernel, LaunchConfig, LaunchError, LaunchStats, Trap, TrapKind};
+use lanejit::{CancelToken, Device, Engine, Kernel, LaunchConfig, LaunchError, LaunchStats, Trap, TrapKind};
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -67,6 +67,8 @@ pub enum LjTrapKind {
     BarrierDeadlock = 6,
     BudgetExceeded = 7,
     DeadlineExceeded = 8,
+    /// The launch's `LjCancel` was cancelled.
+    Cancelled = 9,
 }
 
 /// Device memory: a reserved address range with an allocator. Opaque.
@@ -77,6 +79,9 @@ pub struct LjKernel {
     kernel: Kernel,
     name: CString,
 }
+
+/// Cancels running launches from another thread ([`lj_cancel`]). Opaque.
+pub struct LjCancel(CancelToken);
 
 /// A launch's settings; start from [`lj_launch_config_default`].
 #[repr(C)]
@@ -102,6 +107,10 @@ pub struct LjLaunchConfig {
     pub engine: u32,
     /// Worker threads; 0 uses one per core.
     pub threads: u32,
+    /// NULL, or a cancellation handle: after `lj_cancel` on it (from any thread) the launch stops at its next
+    /// check (every 4,096 instructions a worker retires) with an `LJ_TRAP_KIND_CANCELLED` trap. It must outlive
+    /// the launch.
+    pub cancel: *const LjCancel,
 }
 
 /// A launch's statistics.
@@ -331,7 +340,7 @@ pub unsafe extern "C" fn lj_kernel_from_asm(
 pub unsafe extern "C" fn lj_kernel_from_bytes(data: *const u8, len: usize, out: *mut *mut LjKernel) -> LjStatus {
     guard(|| {
         let data = unsafe { bytes(data, len, "data") }?;
-        boxed_kernel(Kernel::from_bytes(data).map_err(bad)?, out)
+        boxed_kernel(Kernel::from_bytes(data).map_err(|e| bad(e.to_string()))?, out)
     })
 }
 
@@ -381,6 +390,33 @@ pub extern "C" fn lj_launch_config_default() -> LjLaunchConfig {
         deadline_ms: 0,
         engine: LjEngine::Jit as u32,
         threads: 0,
+        cancel: std::ptr::null(),
+    }
+}
+
+/// A cancellation handle, not yet cancelled (release with [`lj_cancel_free`] after the launches using it).
+#[no_mangle]
+pub unsafe extern "C" fn lj_cancel_new(out: *mut *mut LjCancel) -> LjStatus {
+    guard(|| {
+        unsafe { write_out(out, Box::into_raw(Box::new(LjCancel(CancelToken::new()))), "out") }?;
+        Ok(LjStatus::Ok)
+    })
+}
+
+/// Cancels every launch using `cancel` (safe to call from any thread, any number of times).
+#[no_mangle]
+pub unsafe extern "C" fn lj_cancel(cancel: *const LjCancel) -> LjStatus {
+    guard(|| {
+        unsafe { non_null(cancel, "cancel") }?.0.cancel();
+        Ok(LjStatus::Ok)
+    })
+}
+
+/// Releases a cancellation handle (NULL is ignored). No launch may still be using it.
+#[no_mangle]
+pub unsafe extern "C" fn lj_cancel_free(cancel: *mut LjCancel) {
+    if !cancel.is_null() {
+        drop(unsafe { Box::from_raw(cancel) });
     }
 }
 
@@ -407,6 +443,7 @@ fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure> {
         },
         engine,
         threads: (c.threads != 0).then_some(c.threads as usize),
+        cancel: unsafe { c.cancel.as_ref() }.map(|t| t.0.clone()),
     })
 }
 
@@ -432,6 +469,7 @@ fn trap_kind(k: TrapKind) -> LjTrapKind {
         TrapKind::BarrierDeadlock => LjTrapKind::BarrierDeadlock,
         TrapKind::BudgetExceeded => LjTrapKind::BudgetExceeded,
         TrapKind::DeadlineExceeded => LjTrapKind::DeadlineExceeded,
+        TrapKind::Cancelled => LjTrapKind::Cancelled,
     }
 }
 
@@ -469,7 +507,8 @@ pub unsafe extern "C" fn lj_launch(
         let cfg = launch_config(unsafe { non_null(config, "config") }?)?;
         let (result, s) = match d.0.launch(&k.kernel, &cfg) {
             Ok(s) => (Ok(LjStatus::Ok), s),
-            Err(LaunchError::Config(msg)) => return Err(bad(msg)),
+            Err(LaunchError::Config(e)) => return Err(bad(e.to_string())),
+            Err(LaunchError::Compile(e)) => return Err(Failure(LjStatus::Failed, e.to_string())),
             Err(LaunchError::Trap { trap, stats }) => {
                 if let Some(out) = unsafe { trap_out.as_mut() } {
                     *out = trap_report(&trap);

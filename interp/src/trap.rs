@@ -16,6 +16,8 @@ pub enum TrapKind {
     /// The wall-clock deadline passed (kept apart from the budget: a deadline stop depends on host speed, so a
     /// report must say which limit ended the run).
     DeadlineExceeded,
+    /// The host cancelled the launch (`lanejit::CancelToken`); like a deadline, a stop from outside the kernel.
+    Cancelled,
 }
 
 impl TrapKind {
@@ -30,6 +32,7 @@ impl TrapKind {
             TrapKind::BarrierDeadlock => "BarrierDeadlock",
             TrapKind::BudgetExceeded => "BudgetExceeded",
             TrapKind::DeadlineExceeded => "DeadlineExceeded",
+            TrapKind::Cancelled => "Cancelled",
         }
     }
 }

@@ -24,12 +24,12 @@ import pathlib
 
 import numpy as np
 
-__all__ = ["Device", "Kernel", "Stats", "Error", "Trap", "assemble", "load", "LANES"]
+__all__ = ["Device", "Kernel", "Stats", "Error", "Trap", "Cancel", "assemble", "load", "LANES"]
 
 LANES = 32
 _ENGINES = {"interp": 0, "jit": 1, "auto": 2}
 _TRAP_KINDS = ["IllegalInsn", "MemoryFault", "Misaligned", "UserTrap", "Breakpoint", "PcOutOfRange",
-               "BarrierDeadlock", "BudgetExceeded", "DeadlineExceeded"]
+               "BarrierDeadlock", "BudgetExceeded", "DeadlineExceeded", "Cancelled"]
 _OK, _TRAP = 0, 1
 _FROM_KERNEL = 0xFFFFFFFF
 _NO_DEADLINE = 0xFFFFFFFFFFFFFFFF
@@ -63,7 +63,7 @@ class _LaunchConfig(C.Structure):
     _fields_ = [("grid", C.c_uint32 * 3), ("workgroup", C.c_uint32 * 3), ("args", C.c_void_p),
                 ("args_len", C.c_size_t), ("shared_bytes", C.c_uint32), ("private_bytes", C.c_uint32),
                 ("budget", C.c_uint64), ("deadline_ms", C.c_uint64), ("engine", C.c_uint32),
-                ("threads", C.c_uint32)]
+                ("threads", C.c_uint32), ("cancel", C.c_void_p)]
 
 
 class _Stats(C.Structure):
@@ -109,6 +109,7 @@ def _signatures(lib):
         "lj_kernel_from_bytes": ([P, S, pp], C.c_int), "lj_kernel_free": ([P], None),
         "lj_kernel_name": ([P], C.c_char_p), "lj_kernel_info": ([P, C.POINTER(_KernelInfo)], C.c_int),
         "lj_launch_config_default": ([], _LaunchConfig),
+        "lj_cancel_new": ([pp], C.c_int), "lj_cancel": ([P], C.c_int), "lj_cancel_free": ([P], None),
         "lj_launch": ([P, P, C.POINTER(_LaunchConfig), C.POINTER(_Stats), C.POINTER(_Trap)], C.c_int),
     }
     for name, (args, ret) in table.items():
@@ -185,6 +186,24 @@ class Kernel:
         return f"Kernel({self.name!r}, {self.info})"
 
 
+class Cancel:
+    """Cancels running launches: pass it as ``launch(..., cancel=c)`` and call ``c.cancel()`` from another
+    thread (the launch releases the GIL while it runs); the launch raises ``Trap`` with kind "Cancelled"."""
+
+    def __init__(self):
+        h = C.c_void_p()
+        _check(_api().lj_cancel_new(C.byref(h)))
+        self._h = h
+
+    def cancel(self):
+        _check(_api().lj_cancel(self._h))
+
+    def __del__(self):
+        if getattr(self, "_h", None) and _lib is not None:
+            _lib.lj_cancel_free(self._h)
+            self._h = None
+
+
 def assemble(source, file_name="<string>"):
     """Assembles kernel source text; errors raise ``Error`` naming file:line:col."""
     return Kernel.from_asm(source, file_name)
@@ -249,7 +268,7 @@ class Device:
             a[...] = np.frombuffer(self.read(addr, a.nbytes), dtype=a.dtype).reshape(a.shape)
 
     def launch(self, kernel, grid=1, args=(), *, workgroup=None, engine="jit", budget=0, deadline=None,
-               threads=0, shared_bytes=None, private_bytes=None):
+               threads=0, shared_bytes=None, private_bytes=None, cancel=None):
         """Runs ``kernel`` over ``grid`` workgroups (an int or up to three) and returns its ``Stats``; a trap
         raises ``Trap``, after the arrays were copied back (writes made before the trap stay). ``engine`` is
         "jit", "interp" or "auto"; ``deadline`` in seconds (None: the default of 600 s, 0: none)."""
@@ -261,6 +280,7 @@ class Device:
         if workgroup is not None:
             cfg.workgroup[:] = _dims(workgroup, "workgroup")
         cfg.engine, cfg.budget, cfg.threads = _ENGINES[engine], budget, threads
+        cfg.cancel = cancel._h if cancel is not None else None
         if deadline is not None:
             cfg.deadline_ms = _NO_DEADLINE if deadline == 0 else max(1, int(deadline * 1000))
         cfg.shared_bytes = _FROM_KERNEL if shared_bytes is None else shared_bytes

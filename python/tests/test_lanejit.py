@@ -144,3 +144,13 @@ def test_a_strided_view_is_copied_in_and_back():
     view = base[::2]
     lanejit.Device().launch(lanejit.assemble(src), args=[view])
     assert base[::2].tolist() == [4 * i for i in range(32)] and base[1::2].tolist() == list(range(1, 64, 2))
+
+
+def test_cancel_from_another_thread_stops_an_endless_launch():
+    import threading
+    k = lanejit.assemble("loop:\n v.add v3, v3, v0\n j loop\n")
+    c = lanejit.Cancel()
+    threading.Timer(0.05, c.cancel).start()
+    with pytest.raises(lanejit.Trap) as e:
+        lanejit.Device().launch(k, deadline=0, cancel=c)
+    assert e.value.kind == "Cancelled" and e.value.stats.retired > 0

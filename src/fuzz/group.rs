@@ -73,7 +73,7 @@ pub fn run_case(
     }
     engine_available(engine)?;
     if engine == Engine::Jit {
-        kernel.jit_ready()?;
+        kernel.jit_ready().map_err(|e| e.to_string())?;
     }
     let mut tracer = tracer;
     let mut waves = (0..n).map(|k| wave_state(init, k as u32).to_wave()).collect::<Result<Vec<_>, _>>()?;

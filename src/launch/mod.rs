@@ -4,6 +4,7 @@
 
 use crate::arena::LaunchTable;
 use crate::engine::Runner;
+use crate::error::{ConfigError, JitError};
 use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
 
@@ -58,6 +59,26 @@ pub struct LaunchConfig {
     pub engine: Engine,
     /// Worker threads (`None`: rayon's default, one per core).
     pub threads: Option<usize>,
+    /// A handle another thread may cancel the launch with: it stops at its next limit check (every 4,096
+    /// instructions a worker retires) with a `Cancelled` trap naming the wave that ran last.
+    pub cancel: Option<CancelToken>,
+}
+
+/// Cancels running launches from another thread: every launch whose `LaunchConfig::cancel` is a clone of this
+/// token stops soon after `cancel()`, and a launch started with a cancelled token stops at its first check.
+#[derive(Clone, Debug, Default)]
+pub struct CancelToken(std::sync::Arc<AtomicBool>);
+
+impl CancelToken {
+    pub fn new() -> CancelToken {
+        CancelToken::default()
+    }
+    pub fn cancel(&self) {
+        self.0.store(true, Relaxed);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Relaxed)
+    }
 }
 
 impl Default for LaunchConfig {
@@ -72,6 +93,7 @@ impl Default for LaunchConfig {
             deadline: Some(Duration::from_secs(600)),
             engine: Engine::Jit,
             threads: None,
+            cancel: None,
         }
     }
 }
@@ -91,7 +113,10 @@ pub struct LaunchStats {
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
     #[error("bad launch configuration: {0}")]
-    Config(String),
+    Config(ConfigError),
+    /// The JIT could not compile the kernel (nothing ran).
+    #[error("{0}")]
+    Compile(JitError),
     #[error("{trap}")]
     Trap { trap: Box<Trap>, stats: LaunchStats },
 }
@@ -127,6 +152,7 @@ struct LaunchCtx<'a> {
     engine: Engine,
     start: Instant,
     deadline: Option<Instant>,
+    cancel: Option<CancelToken>,
     retired: AtomicU64,
     interpreted: AtomicU64,
     lane_ops: AtomicU64,
@@ -136,40 +162,30 @@ struct LaunchCtx<'a> {
 }
 
 fn validate(k: &Kernel, c: &LaunchConfig) -> Result<([u32; 3], u32, u32), LaunchError> {
-    let config = LaunchError::Config;
+    let config = |e: ConfigError| LaunchError::Config(e);
     let wg = c.workgroup.unwrap_or(k.program.meta.workgroup);
-    lanejit_isa::asm::check_workgroup(wg).map_err(config)?;
-    check_grid(c.grid).map_err(config)?;
+    lanejit_isa::asm::check_workgroup(wg).map_err(|m| config(ConfigError::Workgroup(m)))?;
+    check_grid(c.grid).map_err(|m| config(ConfigError::Grid(m)))?;
     let shared = c.shared_bytes.unwrap_or(k.program.meta.shared_bytes);
     if shared > MAX_SHARED_BYTES {
-        return Err(config(format!("shared memory {shared} bytes exceeds {MAX_SHARED_BYTES}")));
+        return Err(config(ConfigError::SharedMemory { bytes: shared, limit: MAX_SHARED_BYTES }));
     }
     let private = c.private_bytes.unwrap_or(k.program.meta.private_bytes);
-    lanejit_isa::asm::check_private(private).map_err(config)?;
+    lanejit_isa::asm::check_private(private).map_err(|m| config(ConfigError::PrivateMemory(m)))?;
     if c.args.len() > MAX_ARG_BYTES as usize {
-        return Err(config(format!(
-            "{} argument bytes exceed the limit of {MAX_ARG_BYTES} (MAX_ARG_BYTES)",
-            c.args.len()
-        )));
+        return Err(config(ConfigError::ArgsTooLong { given: c.args.len(), limit: MAX_ARG_BYTES }));
     }
     // A kernel that declares its argument block (`.args N`) reads N bytes from it: a shorter block would make
     // its argument loads fault inside the runtime's allocation, far from the cause.
-    let declared = k.program.meta.arg_bytes as usize;
-    if c.args.len() < declared {
-        return Err(config(format!(
-            "the kernel declares .args {declared} (bytes of arguments) but the launch gives {}",
-            c.args.len()
-        )));
+    let declared = k.program.meta.arg_bytes;
+    if c.args.len() < declared as usize {
+        return Err(config(ConfigError::ArgsTooShort { declared, given: c.args.len() }));
     }
     if let Some(n) = c.threads.filter(|n| !(1..=MAX_THREADS).contains(n)) {
-        return Err(config(format!("{n} worker threads: the limit is 1..={MAX_THREADS} (MAX_THREADS)")));
+        return Err(config(ConfigError::Threads { requested: n, limit: MAX_THREADS }));
     }
     if let Some(d) = c.deadline.filter(|d| *d > MAX_DEADLINE) {
-        return Err(config(format!(
-            "deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)",
-            d.as_secs_f64(),
-            MAX_DEADLINE.as_secs()
-        )));
+        return Err(config(ConfigError::Deadline { requested: d, limit: MAX_DEADLINE }));
     }
     Ok((wg, shared, private))
 }
@@ -190,7 +206,7 @@ pub fn check_grid(grid: [u32; 3]) -> Result<u64, String> {
 
 pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
     if cfg.engine == Engine::Jit {
-        kernel.jit_ready().map_err(LaunchError::Config)?;
+        kernel.jit_ready().map_err(LaunchError::Compile)?;
     }
     let cx = prepare(device, kernel, cfg)?;
     let count = workgroup_count(cfg.grid);
@@ -204,7 +220,9 @@ pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<La
     match cfg.threads {
         _ if runs == 1 => run_range(0),
         Some(1) => (0..runs).for_each(run_range),
-        Some(n) => pool(n).map_err(LaunchError::Config)?.install(|| (0..runs).into_par_iter().for_each(run_range)),
+        Some(n) => pool(n)
+            .map_err(|e| LaunchError::Config(ConfigError::ThreadPool(e)))?
+            .install(|| (0..runs).into_par_iter().for_each(run_range)),
         None => (0..runs).into_par_iter().for_each(run_range),
     }
     finish(cx, count)
@@ -286,7 +304,7 @@ pub fn launch_traced(
 
 fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Result<LaunchCtx<'a>, LaunchError> {
     let (wg, shared_bytes, private_bytes) = validate(kernel, cfg)?;
-    let allocs = device.arena.launch_table(&cfg.args).map_err(|e| LaunchError::Config(e.to_string()))?;
+    let allocs = device.arena.launch_table(&cfg.args).map_err(|e| LaunchError::Config(ConfigError::ArgsBuffer(e)))?;
     let threads_per_wg = wg.iter().product::<u32>();
     let env = WaveEnv {
         wave_id: 0,
@@ -319,6 +337,7 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
         engine: cfg.engine,
         start,
         deadline: cfg.deadline.map(|d| start + d),
+        cancel: cfg.cancel.clone(),
         retired: AtomicU64::new(0),
         interpreted: AtomicU64::new(0),
         lane_ops: AtomicU64::new(0),
@@ -598,6 +617,9 @@ fn check_limits(cx: &LaunchCtx, total: u64, pc: u32) -> Result<(), Trap> {
             pc,
             format!("wall-clock deadline of {} s passed", limit.as_secs_f64()),
         ));
+    }
+    if cx.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+        return Err(Trap::new(TrapKind::Cancelled, pc, "the launch was cancelled"));
     }
     Ok(())
 }

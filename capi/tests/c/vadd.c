@@ -105,6 +105,24 @@ static void trap_is_reported(LjDevice *dev) {
     lj_kernel_free(k);
 }
 
+/* An endless kernel launched with a cancelled handle stops with a CANCELLED trap (lj_cancel may come from any
+ * thread; here it comes first, so that the test needs no threads). */
+static void cancel_stops_a_launch(LjDevice *dev) {
+    LjKernel *k = NULL;
+    CHECK(lj_kernel_from_asm("loop.s", "loop:\n v.add v3, v3, v0\n j loop\n", &k) == LJ_STATUS_OK, "assemble loop");
+    LjCancel *cancel = NULL;
+    CHECK(lj_cancel_new(&cancel) == LJ_STATUS_OK, "cancel handle");
+    CHECK(lj_cancel(cancel) == LJ_STATUS_OK, "cancel");
+    LjLaunchConfig cfg = lj_launch_config_default();
+    cfg.cancel = cancel;
+    cfg.deadline_ms = LJ_NO_DEADLINE;
+    LjTrap trap;
+    CHECK(lj_launch(dev, k, &cfg, NULL, &trap) == LJ_STATUS_TRAP, "cancelled launch");
+    CHECK(trap.kind == LJ_TRAP_KIND_CANCELLED, "kind %d", (int)trap.kind);
+    lj_cancel_free(cancel);
+    lj_kernel_free(k);
+}
+
 static void bad_input_is_reported(LjDevice *dev) {
     LjKernel *k = NULL;
     CHECK(lj_kernel_from_asm("bad.s", "v.add v1, v2\n", &k) == LJ_STATUS_BAD_INPUT && k == NULL, "bad assembly");
@@ -138,6 +156,7 @@ int main(void) {
     vector_add_on(dev, k, LJ_ENGINE_JIT);
     vector_add_on(dev, k, LJ_ENGINE_AUTO);
     trap_is_reported(dev);
+    cancel_stops_a_launch(dev);
     bad_input_is_reported(dev);
     lj_kernel_free(k);
     lj_device_free(dev);

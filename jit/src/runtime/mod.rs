@@ -179,7 +179,7 @@ impl Drop for ModuleHolder {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("JIT compilation failed: {0}")]
 pub struct JitError(pub String);
 

@@ -1,0 +1,51 @@
+//! The library's typed errors: each says what was wrong in its message and carries the values as fields, so
+//! that a harness can match on them and `?` carries them into `anyhow` or `Box<dyn Error>`.
+
+pub use lanejit_isa::container::ContainerError;
+pub use lanejit_jit::JitError;
+
+/// A host copy that reaches outside every live allocation (the copy did nothing).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{addr:#x}+{len} is outside every allocation")]
+pub struct MemoryError {
+    pub addr: u64,
+    pub len: u64,
+}
+
+/// For callers whose errors are strings (the bundled examples' checks, the command-line tools): `?` keeps working.
+impl From<MemoryError> for String {
+    fn from(e: MemoryError) -> String {
+        e.to_string()
+    }
+}
+
+/// A launch configuration the launch refused before anything ran.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The workgroup shape: an empty dimension or more than the ISA's most threads.
+    #[error("{0}")]
+    Workgroup(String),
+    /// The grid shape: an empty dimension or more than `MAX_GRID_WORKGROUPS` workgroups.
+    #[error("{0}")]
+    Grid(String),
+    #[error("shared memory {bytes} bytes exceeds {limit}")]
+    SharedMemory { bytes: u32, limit: u32 },
+    /// Private memory per lane beyond the ISA's limit, or not a multiple of 4.
+    #[error("{0}")]
+    PrivateMemory(String),
+    #[error("{given} argument bytes exceed the limit of {limit} (MAX_ARG_BYTES)")]
+    ArgsTooLong { given: usize, limit: u32 },
+    #[error("the kernel declares .args {declared} (bytes of arguments) but the launch gives {given}")]
+    ArgsTooShort { declared: u32, given: usize },
+    #[error("{requested} worker threads: the limit is 1..={limit} (MAX_THREADS)")]
+    Threads { requested: usize, limit: usize },
+    #[error("deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)", requested.as_secs_f64(), limit.as_secs())]
+    Deadline { requested: std::time::Duration, limit: std::time::Duration },
+    /// The argument block could not be placed in device memory.
+    #[error("argument buffer: {0}")]
+    ArgsBuffer(crate::AllocError),
+    /// The host refused to start worker threads.
+    #[error("worker threads: {0}")]
+    ThreadPool(String),
+}
