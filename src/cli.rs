@@ -55,15 +55,16 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Cmd {
-    /// Assemble a kernel to a binary container.
+    /// Assemble a kernel to a binary: an ELF file when the output ends in `.elf` (readable by `readelf`), else
+    /// lanejit's own container (`LJK1`).
     #[command(after_help = EXIT_CODES_HELP)]
     Asm {
         input: PathBuf,
-        /// The container to write (never the input itself).
+        /// The binary to write (never the input itself); `.elf` writes ELF.
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Disassemble a binary (container or raw words); the output reassembles to identical bytes.
+    /// Disassemble a binary (ELF, container or raw words); the output reassembles to identical code words.
     #[command(after_help = EXIT_CODES_HELP)]
     Disasm { input: PathBuf },
     /// Print the ISA reference generated from the YAML.
@@ -274,8 +275,12 @@ fn asm(input: &Path, output: &Path) -> Result<()> {
     let src = std::fs::read_to_string(input).with_context(|| format!("reading {}", input.display()))?;
     let p = lanejit_isa::assemble(&input.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?;
     refuse_overwrite(output, &[input])?;
-    std::fs::write(output, lanejit_isa::container::write(&p))
-        .with_context(|| format!("writing {}", output.display()))?;
+    let bytes = if output.extension().is_some_and(|e| e == "elf") {
+        lanejit_isa::elf_kernel::write(&p)
+    } else {
+        lanejit_isa::container::write(&p)
+    };
+    std::fs::write(output, bytes).with_context(|| format!("writing {}", output.display()))?;
     eprintln!("{}: {} words, kernel `{}`", output.display(), p.words.len(), p.meta.name);
     Ok(())
 }

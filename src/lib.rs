@@ -187,7 +187,7 @@ impl Kernel {
     pub fn from_asm(file_name: &str, src: &str) -> Result<Kernel, AsmErrors> {
         lanejit_isa::asm::assemble(file_name, src).map(Kernel::from_program)
     }
-    /// Loads a container written by `lanejit asm` (or raw little-endian words).
+    /// Loads a binary written by `lanejit asm` (ELF or `LJK1`) or raw little-endian words.
     pub fn from_bytes(bytes: &[u8]) -> Result<Kernel, ContainerError> {
         lanejit_isa::container::read_any(bytes).map(Kernel::from_program)
     }

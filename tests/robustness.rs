@@ -255,9 +255,31 @@ fn container_strategy() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+/// An ELF kernel of random code and metadata, then some of its bytes changed, the file cut short, or both.
+fn elf_strategy() -> impl Strategy<Value = Vec<u8>> {
+    let code = proptest::collection::vec(any::<u32>(), 0..8);
+    let name = "[a-z_]{1,8}";
+    let wg = prop_oneof![Just([32u32, 1, 1]), Just([64, 2, 1]), Just([0, 1, 1]), Just([4096, 1, 1])];
+    let edits = proptest::collection::vec((any::<usize>(), any::<u8>()), 0..3);
+    (code, name, wg, edits, 0..600usize).prop_map(|(words, name, workgroup, edits, cut)| {
+        let meta = lanejit_isa::KernelMeta { name, workgroup, ..Default::default() };
+        let mut b = lanejit_isa::elf_kernel::write(&Program { words, meta, ..Program::default() });
+        for (at, v) in edits {
+            let i = at % b.len();
+            b[i] = v;
+        }
+        b.truncate(b.len() - cut.min(b.len()));
+        b
+    })
+}
+
 fn container_property(bytes: &[u8]) -> Result<(), TestCaseError> {
     match container::read_any(bytes) {
         Ok(p) if bytes.starts_with(&container::MAGIC) => prop_assert_eq!(container::write(&p), bytes.to_vec()),
+        // An ELF that loads (intact, or changed where it does not matter) writes a file that loads the same.
+        Ok(p) if bytes.starts_with(&lanejit_isa::elf_kernel::ELF_MAGIC) => {
+            prop_assert_eq!(lanejit_isa::elf_kernel::read(&lanejit_isa::elf_kernel::write(&p)), Ok(p))
+        }
         Ok(p) => prop_assert_eq!(p.words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>(), bytes.to_vec()),
         Err(e) => prop_assert!(!e.to_string().is_empty()),
     }
@@ -275,6 +297,11 @@ proptest! {
 
     #[test]
     fn container_loader_never_panics_on_mutated_containers(bytes in container_strategy()) {
+        container_property(&bytes)?;
+    }
+
+    #[test]
+    fn elf_loader_never_panics_on_mutated_elf_kernels(bytes in elf_strategy()) {
         container_property(&bytes)?;
     }
 }

@@ -169,7 +169,7 @@ enum LjStatus lj_read(const struct LjDevice *device, uint64_t addr, uint8_t *out
 // Assembles `source` (`file_name` names it in error messages: file:line:col).
 enum LjStatus lj_kernel_from_asm(const char *file_name, const char *source, struct LjKernel **out);
 
-// Loads a kernel binary: a container written by `lanejit asm`, or raw little-endian instruction words.
+// Loads a kernel binary: an ELF or `LJK1` file written by `lanejit asm`, or raw little-endian instruction words.
 enum LjStatus lj_kernel_from_bytes(const uint8_t *data,
                                    size_t len,
                                    struct LjKernel **out);

@@ -335,7 +335,7 @@ pub unsafe extern "C" fn lj_kernel_from_asm(
     })
 }
 
-/// Loads a kernel binary: a container written by `lanejit asm`, or raw little-endian instruction words.
+/// Loads a kernel binary: an ELF or `LJK1` file written by `lanejit asm`, or raw little-endian instruction words.
 #[no_mangle]
 pub unsafe extern "C" fn lj_kernel_from_bytes(data: *const u8, len: usize, out: *mut *mut LjKernel) -> LjStatus {
     guard(|| {

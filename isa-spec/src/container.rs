@@ -128,11 +128,15 @@ pub fn read(bytes: &[u8]) -> Result<Program, ContainerError> {
     Ok(Program { words: words(&bytes[name_end as usize..]), labels: BTreeMap::new(), meta })
 }
 
-/// Reads a container, or — when the file does not start with the magic — raw little-endian code words
-/// with default metadata. (A raw file whose first word happens to be the magic reads as a container.)
+/// Reads a container, an ELF kernel (`crate::elf_kernel`), or — when the file starts with neither magic —
+/// raw little-endian code words with default metadata. (A raw file whose first word happens to be a magic
+/// reads as that format.)
 pub fn read_any(bytes: &[u8]) -> Result<Program, ContainerError> {
     if bytes.starts_with(&MAGIC) {
         return read(bytes);
+    }
+    if bytes.starts_with(&crate::elf_kernel::ELF_MAGIC) {
+        return crate::elf_kernel::read(bytes);
     }
     if !bytes.len().is_multiple_of(4) {
         return Err(ContainerError::NotWords { len: bytes.len() });

@@ -7,6 +7,7 @@ pub mod codec;
 pub mod container;
 pub mod disasm;
 pub mod docs;
+pub mod elf_kernel;
 pub mod expr;
 pub mod facts;
 pub mod meta;

@@ -3,8 +3,8 @@
 //! (labels, raw and illegal words, metadata) → container bytes → disassemble → assemble → same bytes.
 
 use lanejit_isa::{
-    assemble, container, decode_raw, disassemble, encode, encode_values, format_insn, KernelMeta, KindClass,
-    OperandInfo, Program, INSNS,
+    assemble, container, decode_raw, disassemble, elf_kernel, encode, encode_values, format_insn, KernelMeta,
+    KindClass, OperandInfo, Program, INSNS,
 };
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -167,6 +167,10 @@ fn program_round_trip(p: &Program) {
     assert_eq!(container::write(&again), bytes, "container bytes differ");
     // The reassembled program carries the generated labels, which print the same text again.
     assert_eq!(disassemble(&again), text);
+    let elf = elf_kernel::write(p);
+    assert_eq!(&elf_kernel::read(&elf).expect("ELF reads back"), p);
+    assert_eq!(&container::read_any(&elf).expect("read_any takes ELF"), p);
+    assert_eq!(elf_kernel::write(&again), elf, "ELF bytes differ");
 }
 
 proptest! {
@@ -258,6 +262,40 @@ fn labels_metadata_and_user_names() {
     let text = disassemble(&bare);
     assert!(text.contains(&format!("L_{:04x}:", 2 * w + 12)), "{text}");
     assert_eq!(assemble("again.s", &text).unwrap().words, p.words);
+}
+
+/// What `readelf` shows of an ELF kernel, and the reader's refusals: another machine, a missing or malformed
+/// metadata section, a code section of a partial word, limits the `LJK1` reader also enforces.
+#[test]
+fn elf_kernels_and_their_refusals() {
+    use container::ContainerError as E;
+    let p = assemble("e.s", ".kernel vscale\n.workgroup 64\n.args 12\n.word 1, 2, 3\n").unwrap();
+    let elf = elf_kernel::write(&p);
+    assert_eq!(&elf[..4], b"\x7fELF");
+    assert_eq!(u16::from_le_bytes([elf[18], elf[19]]), elf_kernel::ELF_MACHINE);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    assert!(text(&elf).contains(".text.vscale") && text(&elf).contains(".lanejit.meta"));
+    assert!(text(&elf).contains(r#""name":"vscale","workgroup":[64,1,1],"shared_bytes":0,"arg_bytes":12"#));
+    let edited = |from: &str, to: &str| {
+        assert_eq!(from.len(), to.len(), "same length keeps the layout");
+        let at = text(&elf).find(from).unwrap_or_else(|| panic!("{from} in the file"));
+        let mut b = elf.clone();
+        b[at..at + from.len()].copy_from_slice(to.as_bytes());
+        elf_kernel::read(&b)
+    };
+    let msg = |r: Result<Program, E>| r.expect_err("refused").to_string();
+    assert!(msg(edited(".lanejit.meta", ".lanejit.mexa")).contains("no .lanejit.meta section"));
+    assert!(msg(edited(".text.vscale", ".text.vscalf")).contains("no .text.vscale section"));
+    assert!(msg(edited(r#""format":1"#, r#""format":9"#)).contains("format 9"));
+    assert!(msg(edited(r#""workgroup":[64,"#, r#""workgroup":[ 0,"#)).contains("workgroup"));
+    assert!(msg(edited(r#""name""#, r#""nome""#)).contains(".lanejit.meta"));
+    let mut other = elf.clone();
+    other[18] = 0x3e; // EM_X86_64
+    other[19] = 0;
+    assert!(msg(elf_kernel::read(&other)).contains("ELF machine 0x3e"));
+    for cut in [4, 5, 63, elf.len() / 2, elf.len() - 1] {
+        assert!(container::read_any(&elf[..cut]).is_err(), "cut at {cut}");
+    }
 }
 
 #[test]

@@ -171,7 +171,7 @@ class Kernel:
 
     @staticmethod
     def from_bytes(data):
-        """A binary written by ``lanejit asm`` or raw little-endian instruction words."""
+        """An ELF or LJK1 binary written by ``lanejit asm``, or raw little-endian instruction words."""
         data = bytes(data)
         h = C.c_void_p()
         _check(_api().lj_kernel_from_bytes(data, len(data), C.byref(h)))

@@ -1,0 +1,147 @@
+//! Kernels as ELF files (`lanejit asm -o k.elf`), so that standard tools can read them:
+//!
+//! - an ELF64 little-endian relocatable file (`ET_REL`) for machine [`ELF_MACHINE`] (0x4c4a, "LJ": no
+//!   architecture is registered for this ISA, and this value is far from the assigned ones);
+//! - the code in `.text.<kernel name>` (allocated, executable, 4-byte aligned), little-endian 32-bit words;
+//! - a global `FUNC` symbol named after the kernel, covering the code (`readelf -s`);
+//! - the metadata as one line of JSON in `.lanejit.meta` (`readelf -p .lanejit.meta`): name, workgroup,
+//!   shared bytes, argument bytes, private bytes per lane, and the format version.
+//!
+//! The reader takes the metadata section, checks it as the `LJK1` reader does (`KernelMeta::validate`, the size
+//! limits), then the code section it names; every malformed input is a [`ContainerError`], never a panic.
+
+use crate::asm::{KernelMeta, Program, MAX_CODE_WORDS};
+use crate::container::ContainerError;
+use object::build::elf::{Builder, SectionData};
+use object::{elf, Endianness};
+use std::collections::BTreeMap;
+
+/// The ELF `e_machine` of lanejit kernels.
+pub const ELF_MACHINE: u16 = 0x4c4a;
+/// The ELF magic: a file starting with it is read as an ELF kernel.
+pub const ELF_MAGIC: [u8; 4] = *b"\x7fELF";
+/// The metadata section's name.
+pub const META_SECTION: &str = ".lanejit.meta";
+/// Version of the metadata layout.
+const FORMAT_VERSION: u32 = 1;
+
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Meta {
+    format: u32,
+    name: String,
+    workgroup: [u32; 3],
+    shared_bytes: u32,
+    arg_bytes: u32,
+    private_bytes: u32,
+}
+
+fn text_section(name: &str) -> String {
+    format!(".text.{name}")
+}
+
+/// The ELF file of a program (labels are not stored).
+pub fn write(p: &Program) -> Vec<u8> {
+    let m = &p.meta;
+    let meta = Meta {
+        format: FORMAT_VERSION,
+        name: m.name.clone(),
+        workgroup: m.workgroup,
+        shared_bytes: m.shared_bytes,
+        arg_bytes: m.arg_bytes,
+        private_bytes: m.private_bytes,
+    };
+    let mut meta_json = serde_json::to_vec(&meta).expect("plain fields serialise");
+    meta_json.push(b'\n');
+    let code: Vec<u8> = p.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let text_name = text_section(&m.name);
+
+    let mut b = Builder::new(Endianness::Little, true);
+    b.header.e_type = elf::ET_REL;
+    b.header.e_machine = elf::Machine(ELF_MACHINE);
+    let shstrtab = b.sections.add();
+    shstrtab.name = b".shstrtab"[..].into();
+    shstrtab.sh_type = elf::SHT_STRTAB;
+    shstrtab.data = SectionData::SectionString;
+    let text = b.sections.add();
+    text.name = text_name.as_bytes().into();
+    text.sh_type = elf::SHT_PROGBITS;
+    text.sh_flags = elf::SHF_ALLOC | elf::SHF_EXECINSTR;
+    text.sh_addralign = 4;
+    text.data = SectionData::Data(code.as_slice().into());
+    let text_id = text.id();
+    let meta_section = b.sections.add();
+    meta_section.name = META_SECTION.as_bytes().into();
+    meta_section.sh_type = elf::SHT_PROGBITS;
+    meta_section.sh_addralign = 1;
+    meta_section.data = SectionData::Data(meta_json.as_slice().into());
+    let strtab = b.sections.add();
+    strtab.name = b".strtab"[..].into();
+    strtab.sh_type = elf::SHT_STRTAB;
+    strtab.data = SectionData::String;
+    let strtab_id = strtab.id();
+    let symtab = b.sections.add();
+    symtab.name = b".symtab"[..].into();
+    symtab.sh_type = elf::SHT_SYMTAB;
+    symtab.sh_addralign = 8;
+    symtab.sh_link_section = Some(strtab_id);
+    symtab.data = SectionData::Symbol;
+    let sym = b.symbols.add();
+    sym.name = m.name.as_bytes().into();
+    sym.section = Some(text_id);
+    sym.set_st_info(elf::STB_GLOBAL, elf::STT_FUNC);
+    sym.st_size = code.len() as u64;
+    let mut out = Vec::new();
+    b.write(&mut out).expect("an ELF of two data sections and one symbol always writes");
+    out
+}
+
+fn bad(msg: impl Into<String>) -> ContainerError {
+    ContainerError::BadMeta(msg.into())
+}
+
+/// Reads an ELF kernel written by [`write`] (or any ELF with the same sections and metadata).
+pub fn read(bytes: &[u8]) -> Result<Program, ContainerError> {
+    let b = Builder::read64(bytes).map_err(|e| bad(format!("not a readable ELF64 file: {e}")))?;
+    if b.header.e_machine != elf::Machine(ELF_MACHINE) {
+        return Err(bad(format!(
+            "ELF machine {:#x} is not a lanejit kernel's ({ELF_MACHINE:#x})",
+            b.header.e_machine.0
+        )));
+    }
+    let section = |name: &str| {
+        b.sections
+            .iter()
+            .find(|s| s.name.as_slice() == name.as_bytes())
+            .ok_or_else(|| bad(format!("no {name} section")))
+    };
+    let data = |name: &str| match &section(name)?.data {
+        SectionData::Data(d) => Ok(d.as_slice()),
+        _ => Err(bad(format!("section {name} holds no data"))),
+    };
+    let meta: Meta = serde_json::from_slice(data(META_SECTION)?).map_err(|e| bad(format!("{META_SECTION}: {e}")))?;
+    if meta.format != FORMAT_VERSION {
+        return Err(bad(format!("{META_SECTION} format {} (this lanejit reads {FORMAT_VERSION})", meta.format)));
+    }
+    let code = data(&text_section(&meta.name))?;
+    if !code.len().is_multiple_of(4) {
+        return Err(ContainerError::NotWords { len: code.len() });
+    }
+    if code.len() / 4 > MAX_CODE_WORDS {
+        return Err(ContainerError::TooLarge {
+            what: "code length (words)",
+            value: (code.len() / 4) as u64,
+            max: MAX_CODE_WORDS as u64,
+        });
+    }
+    let meta = KernelMeta {
+        name: meta.name,
+        workgroup: meta.workgroup,
+        shared_bytes: meta.shared_bytes,
+        arg_bytes: meta.arg_bytes,
+        private_bytes: meta.private_bytes,
+    };
+    meta.validate().map_err(ContainerError::BadMeta)?;
+    let words = code.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Ok(Program { words, labels: BTreeMap::new(), meta })
+}
