@@ -127,8 +127,9 @@ pub struct RunArgs {
     /// Workgroup size in threads, `x[,y[,z]]` (default: the kernel's .workgroup; at most 1024 threads).
     #[arg(long, value_parser = parse_workgroup)]
     pub wg: Option<[u32; 3]>,
-    /// A buffer `TYPE:COUNT[:INIT]` (TYPE u32|i32|f32; INIT zero|iota|const=V|rand=SEED); its address is appended
-    /// to the kernel arguments (8 bytes each, in order).
+    /// A buffer `TYPE:COUNT[:INIT]` (TYPE u32|i32|f32; INIT zero|iota|const=V|rand=SEED|file=PATH) or
+    /// `TYPE:file=PATH` (a `.npy` array of that dtype, or raw little-endian words; the count is the file's); its
+    /// address is appended to the kernel arguments (8 bytes each, in order).
     #[arg(long = "buffer")]
     pub buffers: Vec<String>,
     /// A 32-bit scalar kernel argument appended after the buffers: an integer (`7`, `-1`, `0xff`) or a float
@@ -156,6 +157,14 @@ pub struct RunArgs {
     /// List the bundled examples.
     #[arg(long)]
     pub list: bool,
+    /// `INDEX=PATH`: write buffer INDEX (from 0, in `--buffer` order) to PATH after the launch, also after a
+    /// trap (`.npy` for numpy, any other name raw little-endian). Repeatable.
+    #[arg(long = "save")]
+    pub saves: Vec<String>,
+    /// Print one JSON object instead of text: statistics, the trap (or null), and per buffer its address,
+    /// type, count, first `--show` values and saved files.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl RunArgs {
@@ -174,6 +183,8 @@ impl RunArgs {
             budget: self.budget,
             deadline: self.deadline,
             compile: *compile,
+            saves: self.saves.clone(),
+            json: self.json,
         }
     }
 }

@@ -30,6 +30,7 @@
 
 pub mod arena;
 pub mod bench;
+pub mod bufio;
 pub mod cases;
 pub mod cli;
 pub mod engine;

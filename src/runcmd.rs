@@ -24,6 +24,10 @@ pub struct RunOptions {
     pub deadline: Option<Duration>,
     /// How the kernel is compiled and tiered.
     pub compile: crate::CompileConfig,
+    /// `INDEX=PATH`: after the launch (also after a trap), buffer INDEX is written to PATH (`.npy` or raw).
+    pub saves: Vec<String>,
+    /// Print one JSON object (statistics, trap, buffers) instead of text.
+    pub json: bool,
 }
 
 impl RunOptions {
@@ -40,20 +44,17 @@ impl RunOptions {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Elem {
-    U32,
-    I32,
-    F32,
-}
+use crate::bufio::Elem;
+use std::path::{Path, PathBuf};
 
-/// How a buffer starts: its initialiser, checked before any memory is filled.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How a buffer starts: its initialiser, checked before any memory is filled (a file is read at once).
+#[derive(Clone, Debug, PartialEq)]
 enum Init {
     Zero,
     Iota,
     Const(u32),
     Rand(u64),
+    File(Vec<u32>),
 }
 
 #[derive(Debug)]
@@ -72,7 +73,8 @@ impl BufferSpec {
     }
 }
 
-/// Parses `TYPE:COUNT[:INIT]` completely (the initialiser's value included) before anything is allocated.
+/// Parses `TYPE:COUNT[:INIT]` or `TYPE:file=PATH` completely (the initialiser's value included, a file read)
+/// before anything is allocated.
 pub fn parse_buffer(s: &str) -> Result<BufferSpec> {
     let parts: Vec<&str> = s.splitn(3, ':').collect();
     let elem = match parts[0] {
@@ -81,6 +83,10 @@ pub fn parse_buffer(s: &str) -> Result<BufferSpec> {
         "f32" => Elem::F32,
         t => bail!("buffer `{s}`: unknown type `{t}` (u32, i32 or f32)"),
     };
+    if let Some(path) = s.split_once(':').and_then(|(_, rest)| rest.strip_prefix("file=")) {
+        let words = crate::bufio::read_words(Path::new(path), elem).map_err(|e| anyhow!("buffer `{s}`: {e:#}"))?;
+        return Ok(BufferSpec { elem, count: words.len() as u64, init: Init::File(words) });
+    }
     let count = parts
         .get(1)
         .ok_or_else(|| anyhow!("buffer `{s}`: expected TYPE:COUNT[:INIT]"))?
@@ -93,7 +99,15 @@ pub fn parse_buffer(s: &str) -> Result<BufferSpec> {
         i if i.starts_with("rand=") => Init::Rand(
             i[5..].parse().map_err(|_| anyhow!("buffer `{s}`: the seed must be an integer in 0..={}", u64::MAX))?,
         ),
-        i => bail!("buffer `{s}`: unknown initialiser `{i}` (zero, iota, const=V, rand=SEED)"),
+        i if i.starts_with("file=") => {
+            let words =
+                crate::bufio::read_words(Path::new(&i[5..]), elem).map_err(|e| anyhow!("buffer `{s}`: {e:#}"))?;
+            if words.len() as u64 != count {
+                bail!("buffer `{s}`: the file holds {} elements, not {count} (or write TYPE:file=PATH)", words.len());
+            }
+            Init::File(words)
+        }
+        i => bail!("buffer `{s}`: unknown initialiser `{i}` (zero, iota, const=V, rand=SEED, file=PATH)"),
     };
     Ok(BufferSpec { elem, count, init })
 }
@@ -105,11 +119,12 @@ fn fill(b: &BufferSpec) -> Vec<u32> {
         Elem::F32 => (i as f32).to_bits(),
         _ => i as u32,
     };
-    match b.init {
+    match &b.init {
         Init::Zero => vec![0; n],
         Init::Iota => (0..n).map(num).collect(),
-        Init::Const(v) => vec![v; n],
-        Init::Rand(seed) => examples::pseudo_random(seed, n),
+        Init::Const(v) => vec![*v; n],
+        Init::Rand(seed) => examples::pseudo_random(*seed, n),
+        Init::File(words) => words.clone(),
     }
 }
 
@@ -213,6 +228,56 @@ fn launch_with(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, trace: bool
     }
 }
 
+/// `INDEX=PATH` pairs, each index one of the `buffers` buffers, checked before anything runs.
+fn parse_saves(saves: &[String], buffers: usize) -> Result<Vec<(usize, PathBuf)>> {
+    saves
+        .iter()
+        .map(|s| {
+            let (i, path) = s.split_once('=').ok_or_else(|| anyhow!("--save `{s}`: expected INDEX=PATH"))?;
+            let i: usize = i.parse().map_err(|_| anyhow!("--save `{s}`: INDEX must be a buffer number"))?;
+            if i >= buffers {
+                bail!("--save `{s}`: there are {buffers} buffers (numbered from 0)");
+            }
+            Ok((i, PathBuf::from(path)))
+        })
+        .collect()
+}
+
+fn stats_json(s: &LaunchStats) -> serde_json::Value {
+    serde_json::json!({
+        "workgroups": s.workgroups, "waves": s.waves, "retired": s.retired, "interpreted": s.interpreted,
+        "lane_ops": s.lane_ops, "elapsed_s": s.elapsed.as_secs_f64(),
+    })
+}
+
+fn trap_json(r: &Result<LaunchStats, LaunchError>) -> serde_json::Value {
+    match r {
+        Err(LaunchError::Trap { trap, .. }) => serde_json::json!({
+            "kind": trap.kind.name(), "pc": trap.pc, "workgroup": trap.workgroup, "wave": trap.wave,
+            "lanes": trap.lanes, "addresses": trap.addrs, "code": trap.code, "detail": trap.detail,
+            "message": trap.to_string(),
+        }),
+        _ => serde_json::Value::Null,
+    }
+}
+
+/// A buffer element as JSON: integers as numbers, floats as numbers when finite (JSON has no NaN or infinity:
+/// those are the strings "nan", "inf", "-inf").
+fn elem_json(w: u32, elem: Elem) -> serde_json::Value {
+    match elem {
+        Elem::U32 => w.into(),
+        Elem::I32 => (w as i32).into(),
+        Elem::F32 => {
+            let f = f32::from_bits(w);
+            match f {
+                _ if f.is_nan() => "nan".into(),
+                _ if f.is_infinite() => (if f > 0.0 { "inf" } else { "-inf" }).into(),
+                _ => (f as f64).into(),
+            }
+        }
+    }
+}
+
 fn report(stats: &LaunchStats) {
     let secs = stats.elapsed.as_secs_f64().max(1e-9);
     println!(
@@ -251,6 +316,7 @@ pub fn parse_inputs(o: &RunOptions) -> Result<(Vec<BufferSpec>, Vec<u32>)> {
 
 pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
     let (specs, scalars) = parse_inputs(o)?;
+    let saves = parse_saves(&o.saves, specs.len())?;
     let device = Device::new()?;
     check_fits(&device, &o.buffers, &specs, specs.len() as u64 * 8 + scalars.len() as u64 * 4)?;
     let addrs = upload_buffers(&device, &o.buffers, &specs)?;
@@ -261,13 +327,56 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
         ..Default::default()
     };
     o.apply(&mut cfg);
-    let stats = finish(launch_with(&device, kernel, &cfg, o.trace))?;
-    for (i, (s, a)) in specs.iter().zip(&addrs).enumerate() {
-        let words = device.read_u32s(*a, s.count as usize).map_err(|e| anyhow!(e))?;
-        println!("buffer {i} @ {a:#x}: {}", show(&words, s.elem, o.show));
+    let result = launch_with(&device, kernel, &cfg, o.trace);
+    // The buffers are read and saved whatever the launch did: writes made before a trap stay, and are the
+    // first thing one wants to look at.
+    for (i, path) in &saves {
+        let words = device.read_u32s(addrs[*i], specs[*i].count as usize)?;
+        crate::bufio::write_words(path, &words, specs[*i].elem)?;
     }
-    report(&stats);
+    let shown = |s: &BufferSpec, a: u64| device.read_u32s(a, s.count.min(o.show as u64) as usize);
+    if o.json {
+        let mut buffers = Vec::new();
+        for (i, (s, &a)) in specs.iter().zip(&addrs).enumerate() {
+            let values: Vec<_> = shown(s, a)?.into_iter().map(|w| elem_json(w, s.elem)).collect();
+            let saved: Vec<_> = saves.iter().filter(|(j, _)| *j == i).map(|(_, p)| p.display().to_string()).collect();
+            buffers.push(serde_json::json!({
+                "index": i, "addr": a, "type": s.elem.name(), "count": s.count, "values": values, "saved": saved,
+            }));
+        }
+        let stats = match &result {
+            Ok(s) | Err(LaunchError::Trap { stats: s, .. }) => Some(stats_json(s)),
+            Err(_) => None,
+        };
+        if stats.is_some() {
+            let out = serde_json::json!({
+                "kernel": kernel.program.meta.name, "engine": o.engine, "grid": cfg.grid,
+                "workgroup": cfg.workgroup.unwrap_or(kernel.program.meta.workgroup),
+                "stats": stats, "trap": trap_json(&result), "buffers": buffers,
+            });
+            println!("{}", serde_json::to_string_pretty(&out)?);
+        }
+        return finish_quiet(result).map(drop);
+    }
+    let trapped = matches!(result, Err(LaunchError::Trap { .. }));
+    let stats = finish(result);
+    if stats.is_ok() || trapped {
+        for (i, (s, a)) in specs.iter().zip(&addrs).enumerate() {
+            let words = device.read_u32s(*a, s.count as usize)?;
+            println!("buffer {i} @ {a:#x}: {}", show(&words, s.elem, o.show));
+        }
+    }
+    report(&stats?);
     Ok(())
+}
+
+/// As `finish`, without printing: a trap is exit code 1, a configuration error 2.
+fn finish_quiet(r: Result<LaunchStats, LaunchError>) -> Result<LaunchStats> {
+    match r {
+        Ok(s) => Ok(s),
+        Err(LaunchError::Trap { trap, .. }) => Err(Failed(format!("trap: {trap}")).into()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
@@ -286,6 +395,24 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
         cfg.grid = g;
     }
     cfg.workgroup = o.wg.or(cfg.workgroup);
+    if !o.saves.is_empty() {
+        bail!("--save goes with --buffer: the bundled example `{name}` sets up its own buffers");
+    }
+    if o.json {
+        let result = launch_with(&device, &kernel, &cfg, o.trace);
+        let check = result.as_ref().ok().map(|_| (setup.check)(&device));
+        let stats = match &result {
+            Ok(s) | Err(LaunchError::Trap { stats: s, .. }) => stats_json(s),
+            Err(_) => return finish_quiet(result).map(drop),
+        };
+        let out = serde_json::json!({
+            "example": ex.name, "engine": o.engine, "grid": cfg.grid, "stats": stats, "trap": trap_json(&result),
+            "check": match &check { Some(Ok(summary)) => format!("OK ({summary})"), Some(Err(e)) => format!("wrong answer: {e}"), None => "not run (trap)".into() },
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        finish_quiet(result)?;
+        return check.unwrap_or(Ok(String::new())).map(drop).map_err(|e| Failed(format!("wrong answer: {e}")).into());
+    }
     println!("example `{}`: {}", ex.name, ex.about);
     let stats = finish(launch_with(&device, &kernel, &cfg, o.trace))?;
     let summary = (setup.check)(&device).map_err(|e| Failed(format!("wrong answer: {e}")))?;
