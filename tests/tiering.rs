@@ -95,3 +95,27 @@ fn jit_threshold_max_never_promotes() {
     let k = launch(Engine::Jit, "alu_loop", u32::MAX, 2);
     assert!(k.jit_promotion.current().is_none(), "a promote threshold of u32::MAX never optimises");
 }
+
+/// A block that crosses the threshold after a compilation that took warm blocks along is still compiled: the
+/// tiering counts crossings it has taken in, not blocks compiled (counting the warm ones made a later crossing
+/// look handled, and such a block ran in the interpreter for good: `reduce`'s once-per-workgroup block).
+#[test]
+fn a_block_that_gets_hot_after_a_compilation_with_warm_blocks_is_compiled_too() {
+    let ex = examples::by_name("reduce").expect("bundled example");
+    let kernel = Kernel::from_asm("reduce", ex.source).unwrap_or_else(|e| panic!("{e}"));
+    let threshold = 64;
+    let tiers = HotBlocks::new(&kernel.code, threshold, Default::default());
+    let starts: Vec<usize> = lanejit_jit::block_starts(&kernel.code).iter().map(|&pc| (pc / 4) as usize).collect();
+    assert!(starts.len() >= 3, "reduce has several blocks");
+    let mut hits = vec![0u32; kernel.code.words.len()];
+    // The first block gets hot, the second warm (an eighth of the threshold), the third has not run.
+    hits[starts[0]] = threshold;
+    hits[starts[1]] = threshold / 8;
+    tiers.harvest(&kernel.code, &mut hits);
+    let first = tiers.current().expect("the hot block is compiled").guest_insns;
+    // Now the third crosses the threshold.
+    hits[starts[2]] = threshold;
+    tiers.harvest(&kernel.code, &mut hits);
+    let second = tiers.current().expect("still compiled").guest_insns;
+    assert!(second > first, "the block that got hot later was not compiled ({first} then {second} instructions)");
+}
