@@ -37,10 +37,14 @@ pub const MAX_ALLOCATIONS: u32 = 1 << 17;
 /// never run out of nodes before `MAX_ALLOCATIONS` is reached.
 const ALLOCATOR_NODES: u32 = 2 * MAX_ALLOCATIONS + 2;
 
+/// One allocation of device memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Alloc {
+    /// Its first device address (a multiple of `ALLOC_ALIGN`).
     pub addr: u64,
+    /// Its size in bytes, as requested.
     pub size: u64,
+    /// Constant memory: guest stores to it trap (`MemoryFault`); host writes are allowed.
     pub readonly: bool,
 }
 
@@ -50,22 +54,32 @@ impl Alloc {
     }
 }
 
+/// Why device memory could not be allocated, placed or freed. The fields are the values the message names.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[allow(missing_docs)] // each field is named in its variant's message
 pub enum AllocError {
+    /// No free block is large enough.
     #[error("device memory exhausted: {wanted} bytes requested, largest free block {largest_free} bytes, arena capacity {capacity} bytes")]
     Exhausted { wanted: u64, largest_free: u64, capacity: u64 },
+    /// `MAX_ALLOCATIONS` allocations are alive.
     #[error("too many live allocations: at most {limit} may exist at once on one device")]
     TooMany { limit: u32 },
+    /// A fixed-address allocation outside the device's address range.
     #[error("allocation at {addr:#x}+{size:#x} lies outside the device address range {lo:#x}..{hi:#x}")]
     OutOfRange { addr: u64, size: u64, lo: u64, hi: u64 },
+    /// A fixed-address allocation over another one.
     #[error("allocation at {addr:#x}+{size:#x} overlaps an existing allocation at {other:#x}")]
     Overlap { addr: u64, size: u64, other: u64 },
+    /// A fixed-address allocation in the range `alloc` hands out.
     #[error("allocation at {addr:#x}+{size:#x} reaches into {lo:#x}.., where `alloc` places allocations: fixed addresses must lie below it")]
     Dynamic { addr: u64, size: u64, lo: u64 },
+    /// A free of an address where no live allocation starts.
     #[error("cannot free {addr:#x}: no live allocation starts there (never allocated, or freed already)")]
     NotAllocated { addr: u64 },
+    /// A free of an address inside an allocation.
     #[error("cannot free {addr:#x}: it lies inside the allocation at {start:#x}, not at its start")]
     NotStart { addr: u64, start: u64 },
+    /// The host refused the memory mapping.
     #[error("cannot map device memory: {0}")]
     Map(String),
 }
@@ -109,6 +123,8 @@ struct State {
     next_id: u64,
 }
 
+/// A device's memory: one anonymous mapping (pages committed when touched) with an allocator over it. Guest
+/// accesses are checked against the live allocations, so guest code can never reach outside it.
 pub struct Arena {
     map: MmapMut,
     state: Mutex<State>,
@@ -125,6 +141,7 @@ impl std::fmt::Debug for Arena {
 }
 
 impl Arena {
+    /// An arena of `capacity` bytes of address space (at most `MAX_CAPACITY`).
     pub fn new(capacity: u64) -> Result<Arena, AllocError> {
         if capacity > MAX_CAPACITY {
             return Err(AllocError::Map(format!(
@@ -145,6 +162,7 @@ impl Arena {
         Ok(Arena { map, state: Mutex::new(state) })
     }
 
+    /// Its address space in bytes.
     pub fn capacity(&self) -> u64 {
         self.map.len() as u64
     }

@@ -63,6 +63,7 @@ impl Drop for Runner<'_> {
 }
 
 impl<'k> Runner<'k> {
+    /// A runner of `kernel` on `engine`.
     pub fn new(kernel: &'k Kernel, engine: Engine) -> Self {
         Runner { kernel, engine, generation: u64::MAX, opt: None, counts: Counts::default() }
     }

@@ -8,7 +8,9 @@ pub use lanejit_jit::JitError;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{addr:#x}+{len} is outside every allocation")]
 pub struct MemoryError {
+    /// The first device address of the copy.
     pub addr: u64,
+    /// Its length in bytes.
     pub len: u64,
 }
 
@@ -22,6 +24,7 @@ impl From<MemoryError> for String {
 /// A launch configuration the launch refused before anything ran.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[allow(missing_docs)] // each field is named in its variant's message
 pub enum ConfigError {
     /// The workgroup shape: an empty dimension or more than the ISA's most threads.
     #[error("{0}")]
@@ -29,17 +32,22 @@ pub enum ConfigError {
     /// The grid shape: an empty dimension or more than `MAX_GRID_WORKGROUPS` workgroups.
     #[error("{0}")]
     Grid(String),
+    /// Shared memory beyond `MAX_SHARED_BYTES`.
     #[error("shared memory {bytes} bytes exceeds {limit}")]
     SharedMemory { bytes: u32, limit: u32 },
     /// Private memory per lane beyond the ISA's limit, or not a multiple of 4.
     #[error("{0}")]
     PrivateMemory(String),
+    /// An argument block longer than `MAX_ARG_BYTES`.
     #[error("{given} argument bytes exceed the limit of {limit} (MAX_ARG_BYTES)")]
     ArgsTooLong { given: usize, limit: u32 },
+    /// An argument block shorter than the kernel's `.args`.
     #[error("the kernel declares .args {declared} (bytes of arguments) but the launch gives {given}")]
     ArgsTooShort { declared: u32, given: usize },
+    /// A thread count outside 1..=`MAX_THREADS`.
     #[error("{requested} worker threads: the limit is 1..={limit} (MAX_THREADS)")]
     Threads { requested: usize, limit: usize },
+    /// A deadline longer than `MAX_DEADLINE`.
     #[error("deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)", requested.as_secs_f64(), limit.as_secs())]
     Deadline { requested: std::time::Duration, limit: std::time::Duration },
     /// The argument block could not be placed in device memory.

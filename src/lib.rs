@@ -8,36 +8,50 @@
 //! copy identical):
 //!
 //! ```
-//! use lanejit::{Device, Kernel, LaunchConfig};
+//! use lanejit::{Device, Kernel, KernelArgs, LaunchConfig};
 //!
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     let kernel = Kernel::from_asm("vadd.s", &std::fs::read_to_string("examples/vadd.s")?)?;
 //!     let dev = Device::new()?;
 //!     let n = 1000u32;
-//!     let (a, b, c) = (dev.alloc(4 * n as u64)?, dev.alloc(4 * n as u64)?, dev.alloc(4 * n as u64)?);
-//!     dev.write_u32s(a.addr, &(0..n).collect::<Vec<_>>())?;
-//!     dev.write_u32s(b.addr, &(0..n).map(|i| 2 * i).collect::<Vec<_>>())?;
+//!     let (a, b, c) = (dev.buffer(4 * n as u64)?, dev.buffer(4 * n as u64)?, dev.buffer(4 * n as u64)?);
+//!     dev.write_slice(a.addr(), &(0..n).collect::<Vec<u32>>())?;
+//!     dev.write_slice(b.addr(), &(0..n).map(|i| 2 * i).collect::<Vec<u32>>())?;
 //!     // The kernel's arguments, as it reads them from u0:u1: three buffer addresses and the count.
-//!     let mut args: Vec<u8> = [a.addr, b.addr, c.addr].iter().flat_map(|x| x.to_le_bytes()).collect();
-//!     args.extend(n.to_le_bytes());
-//!     let stats = dev.launch(&kernel, &LaunchConfig { grid: [n.div_ceil(64), 1, 1], args, ..Default::default() })?;
-//!     let sums = dev.read_u32s(c.addr, n as usize)?;
+//!     let args = KernelArgs::new().ptr(a.addr()).ptr(b.addr()).ptr(c.addr()).u32(n);
+//!     let cfg = LaunchConfig { grid: [n.div_ceil(64), 1, 1], args: args.into(), ..Default::default() };
+//!     let stats = dev.launch(&kernel, &cfg)?;
+//!     let sums: Vec<u32> = dev.read_vec(c.addr(), n as usize)?;
 //!     assert!((0..n).all(|i| sums[i as usize] == 3 * i));
 //!     println!("{} instructions retired", stats.retired);
 //!     Ok(())
-//! }
+//! } // the buffers are freed here, when they drop
 //! ```
+//!
+//! The default `cli` feature adds the command-line tools (the `lanejit` binary, bench, fuzzer, conformance
+//! runner, bundled examples) and their dependencies (clap, anyhow); an embedding harness turns it off
+//! (`default-features = false`) and gets this API alone, every public item documented:
+
+#![cfg_attr(not(feature = "cli"), deny(missing_docs))]
 
 pub mod arena;
+pub mod args;
+#[cfg(feature = "cli")]
 pub mod bench;
+#[cfg(feature = "cli")]
 pub mod bufio;
+#[cfg(feature = "cli")]
 pub mod cases;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod engine;
 pub mod error;
+#[cfg(feature = "cli")]
 pub mod examples;
+#[cfg(feature = "cli")]
 pub mod fuzz;
 pub mod launch;
+#[cfg(feature = "cli")]
 pub mod runcmd;
 pub mod state_json;
 pub mod tier;
@@ -46,6 +60,7 @@ pub mod wave;
 pub mod wavemem;
 
 pub use arena::{Alloc, AllocError, AllocTable, Arena, Buffer, DEVICE_BASE};
+pub use args::KernelArgs;
 pub use error::{ConfigError, ContainerError, JitError, MemoryError};
 pub use lanejit_interp::{Trap, TrapKind, WaveState, LANES};
 pub use launch::{CancelToken, LaunchConfig, LaunchError, LaunchStats};
@@ -57,7 +72,8 @@ use lanejit_jit::CompiledKernel;
 use std::sync::{Arc, OnceLock};
 
 /// Which engine executes guest code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     /// The reference interpreter (the golden model).
@@ -80,7 +96,9 @@ pub fn engine_available(_e: Engine) -> Result<(), String> {
 /// and shared by every clone.
 #[derive(Clone)]
 pub struct Kernel {
+    /// The assembled program: words, labels, metadata (`.kernel`, `.workgroup`, `.shared`, `.args`, `.private`).
     pub program: Program,
+    /// The words decoded once, shared by every engine.
     pub code: Arc<Code>,
     jit: Arc<OnceLock<Result<CompiledKernel, JitError>>>,
     quick: Arc<OnceLock<Result<CompiledKernel, JitError>>>,
@@ -211,6 +229,7 @@ impl std::fmt::Debug for Kernel {
 
 /// Device memory plus the launch entry point.
 pub struct Device {
+    /// The device's memory.
     pub arena: Arena,
 }
 
@@ -221,9 +240,11 @@ impl std::fmt::Debug for Device {
 }
 
 impl Device {
+    /// A device with the default address space (`arena::DEFAULT_CAPACITY`; pages committed when touched).
     pub fn new() -> Result<Device, AllocError> {
         Device::with_capacity(arena::DEFAULT_CAPACITY)
     }
+    /// A device with `bytes` of address space.
     pub fn with_capacity(bytes: u64) -> Result<Device, AllocError> {
         Ok(Device { arena: Arena::new(bytes)? })
     }
@@ -257,6 +278,17 @@ impl Device {
     pub fn read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryError> {
         self.arena.read_into(addr, out)
     }
+    /// Writes `data` at `addr` as its bytes in memory (little-endian on every host lanejit runs on), e.g. a
+    /// `&[f32]` or `&[u32]`.
+    pub fn write_slice<T: bytemuck::NoUninit>(&self, addr: u64, data: &[T]) -> Result<(), MemoryError> {
+        self.write(addr, bytemuck::cast_slice(data))
+    }
+    /// `count` values of `T` at `addr` (the inverse of `write_slice`), copied once, straight into the vector.
+    pub fn read_vec<T: bytemuck::Pod>(&self, addr: u64, count: usize) -> Result<Vec<T>, MemoryError> {
+        let mut out = vec![T::zeroed(); count];
+        self.read_into(addr, bytemuck::cast_slice_mut(&mut out))?;
+        Ok(out)
+    }
     /// Writes `words` little-endian at `addr`.
     pub fn write_u32s(&self, addr: u64, words: &[u32]) -> Result<(), MemoryError> {
         self.write(addr, &words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>())
@@ -266,6 +298,8 @@ impl Device {
         let b = self.read(addr, count as u64 * 4)?;
         Ok(b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
     }
+    /// Runs `kernel` over `cfg.grid` and waits for it: its statistics, or why it stopped (a bad configuration,
+    /// a compile error, or a trap with its report; writes made before a trap stay).
     pub fn launch(&self, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
         launch::launch(self, kernel, cfg)
     }

@@ -14,22 +14,30 @@ use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
+/// A wave's state as JSON (see the module text): what a single-wave run starts from and what it dumps.
 pub struct StateJson {
+    /// The EXEC mask (default: every lane).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exec: Option<u32>,
+    /// Vector registers by number (`"3"` or `"v3"`), `LANES` words each.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "unique_keys")]
     pub v: BTreeMap<String, Vec<u32>>,
+    /// Uniform registers by number (`"5"` or `"u5"`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "unique_keys")]
     pub u: BTreeMap<String, u32>,
+    /// The float control and status register.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fcsr: Option<u32>,
+    /// The byte offset to start at (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pc: Option<u32>,
+    /// Device memory ranges: each becomes an allocation holding its bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub memory: Vec<MemJson>,
     /// Output only: `null` when the wave ended normally.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trap: Option<Option<TrapJson>>,
+    /// Output only: instructions the run retired.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retired: Option<u64>,
     /// Input only: how many instructions the run may retire (`lanejit wave --budget` overrides it). A fuzzer
@@ -40,22 +48,34 @@ pub struct StateJson {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
+/// One memory range of a wave state.
 pub struct MemJson {
+    /// Its first device address.
     pub addr: u64,
+    /// Its bytes, two hex digits each.
     pub hex: String,
+    /// Constant memory (guest stores trap).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub readonly: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+/// A trap report in a dumped wave state (the fields of `Trap`).
 pub struct TrapJson {
+    /// The trap kind's name (`TrapKind::name`).
     pub kind: String,
+    /// Byte offset of the trapping instruction.
     pub pc: u32,
+    /// The wave's index in its workgroup.
     pub wave: u32,
+    /// Lanes involved (bit i = lane i).
     pub lanes: u32,
+    /// Faulting addresses, in lane order.
     pub addrs: Vec<u64>,
+    /// The immediate of `trap imm`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<u32>,
+    /// The human-readable detail.
     pub detail: String,
 }
 
@@ -163,6 +183,7 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
+/// `b` as lowercase hex, two digits per byte (`MemJson::hex`).
 pub fn to_hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }

@@ -47,6 +47,8 @@ impl Default for CompileConfig {
 /// blocks added since the previous one).
 pub const WHOLE_RECOMPILE_BLOCKS: usize = 256;
 
+/// Which blocks of a kernel have run often enough to compile (with the optimising tier), and the code compiled
+/// for them; shared by every launch of the kernel.
 pub struct HotBlocks {
     /// Word indices of block starts.
     starts: Vec<usize>,
@@ -88,6 +90,7 @@ thread_local! {
 }
 
 impl HotBlocks {
+    /// Nothing counted yet; blocks are compiled after `threshold` starts with `options`.
     pub fn new(code: &Code, threshold: u32, options: lanejit_jit::JitOptions) -> HotBlocks {
         let starts: Vec<usize> = lanejit_jit::block_starts(code).iter().map(|&pc| (pc / 4) as usize).collect();
         HotBlocks {

@@ -4,7 +4,10 @@ use lanejit_interp::{Tracer, WaveState, LANES};
 use lanejit_isa::{Insn, UREGS, VREGS};
 use std::io::Write;
 
+/// A `Tracer` that writes one line per retired instruction: pc, EXEC, the instruction, and every register lane
+/// it changed.
 pub struct PrintTracer<W: Write> {
+    /// Where the lines go.
     pub out: W,
 }
 

@@ -32,14 +32,18 @@ impl Default for WaveLimits {
     }
 }
 
+/// How a single-wave run ended.
 pub struct WaveOutcome {
+    /// The wave's registers and pc when it stopped.
     pub state: WaveState,
+    /// Why it stopped, unless it reached `end`.
     pub trap: Option<Trap>,
     /// Contents after the run of every memory range of the initial state, in order.
     pub memory: Vec<MemJson>,
 }
 
 impl WaveOutcome {
+    /// The outcome in the JSON state format (registers, memory, trap).
     pub fn to_json(&self) -> StateJson {
         StateJson::from_wave(&self.state, self.trap.as_ref(), self.memory.clone())
     }

@@ -6,13 +6,17 @@ use lanejit_interp::memory::check_align;
 use lanejit_interp::{HostRegion, MemFault, Memory, LANES};
 use lanejit_isa::Sp;
 
+/// The memory one wave addresses: device, shared and private (the interpreter's `Memory` port).
 pub struct WaveMemory<'a> {
+    /// Device memory.
     pub arena: &'a Arena,
     /// The allocation table as of launch start (a launch does not see allocations made or freed after it).
     pub allocs: &'a AllocTable,
+    /// The workgroup's shared memory.
     pub shared: &'a mut [u8],
     /// `LANES` consecutive private areas of `private_bytes` each.
     pub private: &'a mut [u8],
+    /// Private bytes per lane.
     pub private_bytes: u64,
 }
 

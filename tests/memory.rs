@@ -267,3 +267,21 @@ fn read_into_matches_read_at_every_alignment() {
     assert!(err.to_string().contains("outside every allocation"), "{err}");
     assert_eq!(out, vec![0xAA; 8]);
 }
+
+/// Typed copies are the byte copies of the values' memory: floats keep every bit (NaN payloads, -0.0), and a
+/// read past the allocation is refused.
+#[test]
+fn typed_copies_keep_every_bit() {
+    let _s = serial();
+    let dev = Device::new().unwrap();
+    let vals = [1.5f32, -0.0, f32::from_bits(0x7fc0_1234), f32::INFINITY, f32::MIN_POSITIVE / 2.0];
+    let a = dev.alloc(4 * vals.len() as u64).unwrap();
+    dev.write_slice(a.addr, &vals).unwrap();
+    let back: Vec<f32> = dev.read_vec(a.addr, vals.len()).unwrap();
+    assert_eq!(
+        back.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+        vals.iter().map(|f| f.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(dev.read_u32s(a.addr, 1).unwrap(), vec![1.5f32.to_bits()]);
+    assert!(dev.read_vec::<u64>(a.addr, 3).is_err(), "24 bytes from a 20-byte allocation");
+}

@@ -17,6 +17,7 @@
 
 // What a call did; the values are the `lanejit` command's exit codes, plus `FAILED`.
 typedef enum LjStatus {
+  // Success.
   LJ_STATUS_OK = 0,
   // The kernel trapped (also at its budget or deadline); the trap report was written.
   LJ_STATUS_TRAP = 1,
@@ -28,14 +29,23 @@ typedef enum LjStatus {
 
 // A trap's kind.
 typedef enum LjTrapKind {
+  // An unknown opcode, reserved bits set, an odd register pair, `writelane` past the last lane.
   LJ_TRAP_KIND_ILLEGAL_INSN = 0,
+  // An access outside every allocation, or a store to constant memory.
   LJ_TRAP_KIND_MEMORY_FAULT = 1,
+  // An access not aligned to its size.
   LJ_TRAP_KIND_MISALIGNED = 2,
+  // A `trap imm` instruction (`code` holds the immediate).
   LJ_TRAP_KIND_USER_TRAP = 3,
+  // A breakpoint instruction.
   LJ_TRAP_KIND_BREAKPOINT = 4,
+  // The pc left the code.
   LJ_TRAP_KIND_PC_OUT_OF_RANGE = 5,
+  // Waves of a workgroup wait at different barriers.
   LJ_TRAP_KIND_BARRIER_DEADLOCK = 6,
+  // The launch retired its instruction budget.
   LJ_TRAP_KIND_BUDGET_EXCEEDED = 7,
+  // The wall-clock deadline passed.
   LJ_TRAP_KIND_DEADLINE_EXCEEDED = 8,
   // The launch's `LjCancel` was cancelled.
   LJ_TRAP_KIND_CANCELLED = 9,
@@ -62,7 +72,9 @@ typedef struct LjKernel LjKernel;
 
 // A kernel's metadata.
 typedef struct LjKernelInfo {
+  // Threads per workgroup in x, y, z (the kernel's `.workgroup`).
   uint32_t workgroup[3];
+  // Shared bytes per workgroup (`.shared`).
   uint32_t shared_bytes;
   // Private bytes per lane.
   uint32_t private_bytes;
@@ -81,9 +93,11 @@ typedef struct LjLaunchConfig {
   // The kernel argument bytes (at least the kernel's `.args`), copied to a constant buffer whose address
   // the kernel finds in u0:u1. May be NULL when `args_len` is 0.
   const uint8_t *args;
+  // Bytes at `args`.
   size_t args_len;
-  // Shared bytes per workgroup and private bytes per lane; `LJ_FROM_KERNEL` takes the kernel's.
+  // Shared bytes per workgroup; `LJ_FROM_KERNEL` takes the kernel's `.shared`.
   uint32_t shared_bytes;
+  // Private bytes per lane; `LJ_FROM_KERNEL` takes the kernel's `.private`.
   uint32_t private_bytes;
   // Most instructions the launch may retire; 0 takes the default (2^40).
   uint64_t budget;
@@ -102,29 +116,39 @@ typedef struct LjLaunchConfig {
 
 // A launch's statistics.
 typedef struct LjStats {
+  // Instructions retired, summed over waves.
   uint64_t retired;
   // Of `retired`, the instructions the interpreter executed.
   uint64_t interpreted;
+  // Instructions times the lanes active when each ran.
   uint64_t lane_ops;
+  // Workgroups run.
   uint64_t workgroups;
+  // Waves run.
   uint64_t waves;
+  // Wall-clock time of the launch in nanoseconds.
   uint64_t elapsed_ns;
 } LjStats;
 
 // A trap report; its full text is [`lj_last_error`]'s message.
 typedef struct LjTrap {
+  // What happened.
   enum LjTrapKind kind;
   // Byte offset of the trapping instruction in the kernel's code.
   uint32_t pc;
+  // The trapping wave's workgroup id.
   uint32_t workgroup[3];
+  // The trapping wave's index in its workgroup.
   uint32_t wave;
   // Lanes involved (bit i = lane i); 0 when the trap concerns the whole wave.
   uint32_t lanes;
   // Faulting addresses, in lane order of `lanes`; `address_count` of them are valid.
   uint64_t addresses[LJ_LANES];
+  // How many of `addresses` are valid.
   uint32_t address_count;
   // 1 when `code` holds the immediate of a `trap` instruction (kind `USER_TRAP`).
   uint32_t has_code;
+  // The `trap` instruction's immediate, when `has_code` is 1.
   uint32_t code;
 } LjTrap;
 

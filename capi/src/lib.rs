@@ -12,6 +12,7 @@
 //! - every handle made by a `_new`/`_from_` function is released by its `_free` function, which accepts NULL;
 //! - a NULL pointer where one is required is bad input, never a crash, and no panic crosses the boundary.
 
+#![deny(missing_docs)]
 #![allow(clippy::missing_safety_doc)] // each function's safety contract is the module text above, in the header too
 
 use lanejit::{CancelToken, Device, Engine, Kernel, LaunchConfig, LaunchError, LaunchStats, Trap, TrapKind};
@@ -33,6 +34,7 @@ pub const LJ_NO_DEADLINE: u64 = u64::MAX;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LjStatus {
+    /// Success.
     Ok = 0,
     /// The kernel trapped (also at its budget or deadline); the trap report was written.
     Trap = 1,
@@ -58,14 +60,23 @@ pub enum LjEngine {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LjTrapKind {
+    /// An unknown opcode, reserved bits set, an odd register pair, `writelane` past the last lane.
     IllegalInsn = 0,
+    /// An access outside every allocation, or a store to constant memory.
     MemoryFault = 1,
+    /// An access not aligned to its size.
     Misaligned = 2,
+    /// A `trap imm` instruction (`code` holds the immediate).
     UserTrap = 3,
+    /// A breakpoint instruction.
     Breakpoint = 4,
+    /// The pc left the code.
     PcOutOfRange = 5,
+    /// Waves of a workgroup wait at different barriers.
     BarrierDeadlock = 6,
+    /// The launch retired its instruction budget.
     BudgetExceeded = 7,
+    /// The wall-clock deadline passed.
     DeadlineExceeded = 8,
     /// The launch's `LjCancel` was cancelled.
     Cancelled = 9,
@@ -94,9 +105,11 @@ pub struct LjLaunchConfig {
     /// The kernel argument bytes (at least the kernel's `.args`), copied to a constant buffer whose address
     /// the kernel finds in u0:u1. May be NULL when `args_len` is 0.
     pub args: *const u8,
+    /// Bytes at `args`.
     pub args_len: usize,
-    /// Shared bytes per workgroup and private bytes per lane; `LJ_FROM_KERNEL` takes the kernel's.
+    /// Shared bytes per workgroup; `LJ_FROM_KERNEL` takes the kernel's `.shared`.
     pub shared_bytes: u32,
+    /// Private bytes per lane; `LJ_FROM_KERNEL` takes the kernel's `.private`.
     pub private_bytes: u32,
     /// Most instructions the launch may retire; 0 takes the default (2^40).
     pub budget: u64,
@@ -117,12 +130,17 @@ pub struct LjLaunchConfig {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LjStats {
+    /// Instructions retired, summed over waves.
     pub retired: u64,
     /// Of `retired`, the instructions the interpreter executed.
     pub interpreted: u64,
+    /// Instructions times the lanes active when each ran.
     pub lane_ops: u64,
+    /// Workgroups run.
     pub workgroups: u64,
+    /// Waves run.
     pub waves: u64,
+    /// Wall-clock time of the launch in nanoseconds.
     pub elapsed_ns: u64,
 }
 
@@ -130,18 +148,23 @@ pub struct LjStats {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct LjTrap {
+    /// What happened.
     pub kind: LjTrapKind,
     /// Byte offset of the trapping instruction in the kernel's code.
     pub pc: u32,
+    /// The trapping wave's workgroup id.
     pub workgroup: [u32; 3],
+    /// The trapping wave's index in its workgroup.
     pub wave: u32,
     /// Lanes involved (bit i = lane i); 0 when the trap concerns the whole wave.
     pub lanes: u32,
     /// Faulting addresses, in lane order of `lanes`; `address_count` of them are valid.
     pub addresses: [u64; LJ_LANES],
+    /// How many of `addresses` are valid.
     pub address_count: u32,
     /// 1 when `code` holds the immediate of a `trap` instruction (kind `USER_TRAP`).
     pub has_code: u32,
+    /// The `trap` instruction's immediate, when `has_code` is 1.
     pub code: u32,
 }
 
@@ -149,7 +172,9 @@ pub struct LjTrap {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LjKernelInfo {
+    /// Threads per workgroup in x, y, z (the kernel's `.workgroup`).
     pub workgroup: [u32; 3],
+    /// Shared bytes per workgroup (`.shared`).
     pub shared_bytes: u32,
     /// Private bytes per lane.
     pub private_bytes: u32,

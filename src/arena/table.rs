@@ -31,10 +31,12 @@ impl AllocTable {
         self.shared.iter().chain(self.own.as_ref())
     }
 
+    /// The number of allocations.
     pub fn len(&self) -> usize {
         self.shared.len() + self.own.is_some() as usize
     }
 
+    /// No allocation at all.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -85,14 +87,17 @@ impl<'a> Buffer<'a> {
         Buffer { arena, alloc, id }
     }
 
+    /// Its first device address.
     pub fn addr(&self) -> u64 {
         self.alloc.addr
     }
 
+    /// Its size in bytes.
     pub fn size(&self) -> u64 {
         self.alloc.size
     }
 
+    /// The allocation it owns.
     pub fn alloc(&self) -> Alloc {
         self.alloc
     }

@@ -43,7 +43,10 @@ pub const MAX_DEADLINE: Duration = Duration::from_secs(7 * 24 * 3600);
 const CHUNK: u64 = 4096;
 
 #[derive(Clone, Debug)]
+/// How to launch a kernel. `LaunchConfig::default()` is one workgroup, no arguments, the JIT, a budget of 2^40
+/// instructions and a deadline of 600 s.
 pub struct LaunchConfig {
+    /// Workgroups in x, y and z (each at least 1; at most `MAX_GRID_WORKGROUPS` in all).
     pub grid: [u32; 3],
     /// Workgroup size; `None` takes the kernel's `.workgroup`.
     pub workgroup: Option<[u32; 3]>,
@@ -51,9 +54,11 @@ pub struct LaunchConfig {
     pub args: Vec<u8>,
     /// Shared and private memory; `None` takes the kernel's `.shared` / `.private`.
     pub shared_bytes: Option<u32>,
+    /// Private memory per lane; `None` takes the kernel's `.private`.
     pub private_bytes: Option<u32>,
     /// Most instructions the whole launch may retire.
     pub budget: u64,
+    /// Wall-clock limit of the launch (`None`: none; at most `MAX_DEADLINE`).
     pub deadline: Option<Duration>,
     /// The engine (default: the JIT; `Engine::Interp` is the golden model).
     pub engine: Engine,
@@ -70,12 +75,15 @@ pub struct LaunchConfig {
 pub struct CancelToken(std::sync::Arc<AtomicBool>);
 
 impl CancelToken {
+    /// A token not cancelled yet.
     pub fn new() -> CancelToken {
         CancelToken::default()
     }
+    /// Cancels every launch holding a clone of this token (any thread, any number of times).
     pub fn cancel(&self) {
         self.0.store(true, Relaxed);
     }
+    /// `cancel` has been called.
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Relaxed)
     }
@@ -99,26 +107,40 @@ impl Default for LaunchConfig {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What a launch did (also reported with a trap: the work up to it).
 pub struct LaunchStats {
+    /// Instructions retired, summed over waves.
     pub retired: u64,
     /// Of `retired`, the instructions the interpreter executed (all of them under `Engine::Interp`; under the
     /// JIT, those its compiled code handed over).
     pub interpreted: u64,
+    /// Instructions times the lanes active when each ran.
     pub lane_ops: u64,
+    /// Workgroups run (all of the grid, or those started before a trap).
     pub workgroups: u64,
+    /// Waves run.
     pub waves: u64,
+    /// Wall-clock time of the launch.
     pub elapsed: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
+/// Why a launch did not finish.
 pub enum LaunchError {
+    /// The configuration was refused before anything ran.
     #[error("bad launch configuration: {0}")]
     Config(ConfigError),
     /// The JIT could not compile the kernel (nothing ran).
     #[error("{0}")]
     Compile(JitError),
+    /// The kernel trapped, or the budget, deadline or a cancellation stopped it.
     #[error("{trap}")]
-    Trap { trap: Box<Trap>, stats: LaunchStats },
+    Trap {
+        /// The precise report: kind, pc, workgroup, wave, lanes, addresses.
+        trap: Box<Trap>,
+        /// The work done up to the trap (its writes to device memory stay).
+        stats: LaunchStats,
+    },
 }
 
 /// Shared by every workgroup of one launch.
@@ -204,6 +226,7 @@ pub fn check_grid(grid: [u32; 3]) -> Result<u64, String> {
     })
 }
 
+/// Runs `kernel` over `cfg.grid` on `device` and waits for it (`Device::launch`).
 pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
     if cfg.engine == Engine::Jit {
         kernel.jit_ready().map_err(LaunchError::Compile)?;
