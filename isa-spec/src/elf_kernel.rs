@@ -100,7 +100,7 @@ fn bad(msg: impl Into<String>) -> ContainerError {
     ContainerError::BadMeta(msg.into())
 }
 
-/// Reads an ELF kernel written by [`write`] (or any ELF with the same sections and metadata).
+/// Reads an ELF kernel written by [`write()`] (or any ELF with the same sections and metadata).
 pub fn read(bytes: &[u8]) -> Result<Program, ContainerError> {
     let b = Builder::read64(bytes).map_err(|e| bad(format!("not a readable ELF64 file: {e}")))?;
     if b.header.e_machine != elf::Machine(ELF_MACHINE) {
