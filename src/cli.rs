@@ -157,6 +157,9 @@ pub struct RunArgs {
     /// List the bundled examples.
     #[arg(long)]
     pub list: bool,
+    /// The kernel to launch when the file holds several (`.kernel` directives, or an ELF module).
+    #[arg(long = "kernel")]
+    pub kernel_name: Option<String>,
     /// `INDEX=PATH`: write buffer INDEX (from 0, in `--buffer` order) to PATH after the launch, also after a
     /// trap (`.npy` for numpy, any other name raw little-endian). Repeatable.
     #[arg(long = "save")]
@@ -284,29 +287,51 @@ pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<()> {
 
 fn asm(input: &Path, output: &Path) -> Result<()> {
     let src = std::fs::read_to_string(input).with_context(|| format!("reading {}", input.display()))?;
-    let p = lanejit_isa::assemble(&input.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?;
+    let ps = lanejit_isa::assemble_module(&input.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?;
     refuse_overwrite(output, &[input])?;
-    let bytes = if output.extension().is_some_and(|e| e == "elf") {
-        lanejit_isa::elf_kernel::write(&p)
-    } else {
-        lanejit_isa::container::write(&p)
+    let bytes = match ps.as_slice() {
+        _ if output.extension().is_some_and(|e| e == "elf") => lanejit_isa::elf_kernel::write_all(&ps),
+        [p] => lanejit_isa::container::write(p),
+        _ => bail!(
+            "{} holds {} kernels: the LJK1 container holds one; write an ELF file (-o NAME.elf)",
+            input.display(),
+            ps.len()
+        ),
     };
     std::fs::write(output, bytes).with_context(|| format!("writing {}", output.display()))?;
-    eprintln!("{}: {} words, kernel `{}`", output.display(), p.words.len(), p.meta.name);
+    for p in &ps {
+        eprintln!("{}: {} words, kernel `{}`", output.display(), p.words.len(), p.meta.name);
+    }
     Ok(())
 }
 
 /// A kernel from a `.s` file (assembled) or any other file (a binary container or raw words), compiled and
 /// tiered as `compile` says.
 pub fn load_kernel(path: &Path, compile: &crate::CompileConfig) -> Result<Kernel> {
-    let kernel = if path.extension().is_some_and(|e| e == "s") {
+    load_named_kernel(path, None, compile)
+}
+
+/// The kernel `name` of a source or binary holding several (a module), or its only kernel when `name` is
+/// `None`.
+pub fn load_named_kernel(path: &Path, name: Option<&str>, compile: &crate::CompileConfig) -> Result<Kernel> {
+    let module = if path.extension().is_some_and(|e| e == "s") {
         let src = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        Kernel::from_asm(&path.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?
+        crate::Module::from_asm(&path.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?
     } else {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        Kernel::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?
+        crate::Module::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?
     };
-    Ok(kernel.with_config(*compile))
+    let names = || module.names().collect::<Vec<_>>().join(", ");
+    let kernel = match (name, module.kernels()) {
+        (Some(n), _) => {
+            module.kernel(n).ok_or_else(|| anyhow!("{}: no kernel `{n}` (it has: {})", path.display(), names()))?
+        }
+        (None, [only]) => only,
+        (None, _) => {
+            bail!("{}: {} kernels ({}): choose one with --kernel NAME", path.display(), module.kernels().len(), names())
+        }
+    };
+    Ok(kernel.clone().with_config(*compile))
 }
 
 /// An initial wave state from a file, read strictly ([`StateJson::parse`]).
@@ -355,6 +380,6 @@ fn run(a: RunArgs, compile: &crate::CompileConfig) -> Result<()> {
     match a.kernel.as_deref() {
         None => crate::runcmd::run_example(examples::DEFAULT, &opts),
         Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => crate::runcmd::run_example(k, &opts),
-        Some(k) => crate::runcmd::run_file(&load_kernel(Path::new(k), compile)?, &opts),
+        Some(k) => crate::runcmd::run_file(&load_named_kernel(Path::new(k), a.kernel_name.as_deref(), compile)?, &opts),
     }
 }

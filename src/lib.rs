@@ -51,6 +51,7 @@ pub mod examples;
 #[cfg(feature = "cli")]
 pub mod fuzz;
 pub mod launch;
+pub mod module;
 #[cfg(feature = "cli")]
 pub mod runcmd;
 pub mod state_json;
@@ -64,6 +65,7 @@ pub use args::KernelArgs;
 pub use error::{ConfigError, ContainerError, JitError, MemoryError};
 pub use lanejit_interp::{Trap, TrapKind, WaveState, LANES};
 pub use launch::{CancelToken, LaunchConfig, LaunchError, LaunchStats};
+pub use module::Module;
 pub use tier::CompileConfig;
 
 use lanejit_interp::Code;

@@ -70,6 +70,9 @@ typedef struct LjDevice LjDevice;
 // An assembled kernel, shareable by launches on several threads. Opaque.
 typedef struct LjKernel LjKernel;
 
+// The kernels of one source or ELF file, looked up by name. Opaque.
+typedef struct LjModule LjModule;
+
 // A kernel's metadata.
 typedef struct LjKernelInfo {
   // Threads per workgroup in x, y, z (the kernel's `.workgroup`).
@@ -197,6 +200,31 @@ enum LjStatus lj_kernel_from_asm(const char *file_name, const char *source, stru
 enum LjStatus lj_kernel_from_bytes(const uint8_t *data,
                                    size_t len,
                                    struct LjKernel **out);
+
+// Assembles every kernel of `source` (each `.kernel` directive starts one); errors name file:line:col.
+enum LjStatus lj_module_from_asm(const char *file_name,
+                                 const char *source,
+                                 struct LjModule **out);
+
+// Loads every kernel of an ELF file from `lanejit asm -o k.elf` (an `LJK1` file or raw words: one kernel).
+enum LjStatus lj_module_from_bytes(const uint8_t *data,
+                                   size_t len,
+                                   struct LjModule **out);
+
+// The number of kernels in the module (0 for NULL).
+uint32_t lj_module_kernel_count(const struct LjModule *module);
+
+// The name of kernel `index` (file order), valid while the module lives; NULL when out of range.
+const char *lj_module_kernel_name(const struct LjModule *module, uint32_t index);
+
+// The kernel named `name`, as a handle of its own (release it with `lj_kernel_free`; it shares the
+// module's compiled code and outlives the module). Bad input, naming the kernels there are, if none has it.
+enum LjStatus lj_module_kernel(const struct LjModule *module,
+                               const char *name,
+                               struct LjKernel **out);
+
+// Releases a module (NULL is ignored); kernels taken from it stay valid.
+void lj_module_free(struct LjModule *module);
 
 // Releases a kernel (NULL is ignored). No launch may be running it.
 void lj_kernel_free(struct LjKernel *kernel);

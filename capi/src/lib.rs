@@ -15,7 +15,7 @@
 #![deny(missing_docs)]
 #![allow(clippy::missing_safety_doc)] // each function's safety contract is the module text above, in the header too
 
-use lanejit::{CancelToken, Device, Engine, Kernel, LaunchConfig, LaunchError, LaunchStats, Trap, TrapKind};
+use lanejit::{CancelToken, Device, Engine, Kernel, LaunchConfig, LaunchError, LaunchStats, Module, Trap, TrapKind};
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -89,6 +89,12 @@ pub struct LjDevice(Device);
 pub struct LjKernel {
     kernel: Kernel,
     name: CString,
+}
+
+/// The kernels of one source or ELF file, looked up by name. Opaque.
+pub struct LjModule {
+    module: Module,
+    names: Vec<CString>,
 }
 
 /// Cancels running launches from another thread ([`lj_cancel`]). Opaque.
@@ -367,6 +373,75 @@ pub unsafe extern "C" fn lj_kernel_from_bytes(data: *const u8, len: usize, out: 
         let data = unsafe { bytes(data, len, "data") }?;
         boxed_kernel(Kernel::from_bytes(data).map_err(|e| bad(e.to_string()))?, out)
     })
+}
+
+fn boxed_module(module: Module, out: *mut *mut LjModule) -> Result<LjStatus, Failure> {
+    let names = module.names().map(|n| CString::new(n).unwrap_or_default()).collect();
+    unsafe { write_out(out, Box::into_raw(Box::new(LjModule { module, names })), "out") }?;
+    Ok(LjStatus::Ok)
+}
+
+/// Assembles every kernel of `source` (each `.kernel` directive starts one); errors name file:line:col.
+#[no_mangle]
+pub unsafe extern "C" fn lj_module_from_asm(
+    file_name: *const c_char,
+    source: *const c_char,
+    out: *mut *mut LjModule,
+) -> LjStatus {
+    guard(|| {
+        let (file, src) = unsafe { (c_str(file_name, "file_name")?, c_str(source, "source")?) };
+        boxed_module(Module::from_asm(file, src).map_err(|e| bad(e.to_string()))?, out)
+    })
+}
+
+/// Loads every kernel of an ELF file from `lanejit asm -o k.elf` (an `LJK1` file or raw words: one kernel).
+#[no_mangle]
+pub unsafe extern "C" fn lj_module_from_bytes(data: *const u8, len: usize, out: *mut *mut LjModule) -> LjStatus {
+    guard(|| {
+        let data = unsafe { bytes(data, len, "data") }?;
+        boxed_module(Module::from_bytes(data).map_err(|e| bad(e.to_string()))?, out)
+    })
+}
+
+/// The number of kernels in the module (0 for NULL).
+#[no_mangle]
+pub unsafe extern "C" fn lj_module_kernel_count(module: *const LjModule) -> u32 {
+    unsafe { module.as_ref() }.map_or(0, |m| m.names.len() as u32)
+}
+
+/// The name of kernel `index` (file order), valid while the module lives; NULL when out of range.
+#[no_mangle]
+pub unsafe extern "C" fn lj_module_kernel_name(module: *const LjModule, index: u32) -> *const c_char {
+    unsafe { module.as_ref() }.and_then(|m| m.names.get(index as usize)).map_or(std::ptr::null(), |n| n.as_ptr())
+}
+
+/// The kernel named `name`, as a handle of its own (release it with `lj_kernel_free`; it shares the
+/// module's compiled code and outlives the module). Bad input, naming the kernels there are, if none has it.
+#[no_mangle]
+pub unsafe extern "C" fn lj_module_kernel(
+    module: *const LjModule,
+    name: *const c_char,
+    out: *mut *mut LjKernel,
+) -> LjStatus {
+    guard(|| {
+        let m = unsafe { non_null(module, "module") }?;
+        let name = unsafe { c_str(name, "name") }?;
+        let k = m.module.kernel(name).ok_or_else(|| {
+            bad(format!(
+                "no kernel `{name}` in the module (it has: {})",
+                m.module.names().collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        boxed_kernel(k.clone(), out)
+    })
+}
+
+/// Releases a module (NULL is ignored); kernels taken from it stay valid.
+#[no_mangle]
+pub unsafe extern "C" fn lj_module_free(module: *mut LjModule) {
+    if !module.is_null() {
+        drop(unsafe { Box::from_raw(module) });
+    }
 }
 
 /// Releases a kernel (NULL is ignored). No launch may be running it.

@@ -2,10 +2,12 @@
 //!
 //! - an ELF64 little-endian relocatable file (`ET_REL`) for machine [`ELF_MACHINE`] (0x4c4a, "LJ": no
 //!   architecture is registered for this ISA, and this value is far from the assigned ones);
-//! - the code in `.text.<kernel name>` (allocated, executable, 4-byte aligned), little-endian 32-bit words;
-//! - a global `FUNC` symbol named after the kernel, covering the code (`readelf -s`);
-//! - the metadata as one line of JSON in `.lanejit.meta` (`readelf -p .lanejit.meta`): name, workgroup,
-//!   shared bytes, argument bytes, private bytes per lane, and the format version.
+//! - per kernel, the code in `.text.<kernel name>` (allocated, executable, 4-byte aligned), little-endian 32-bit
+//!   words, and a global `FUNC` symbol named after the kernel, covering its code (`readelf -s`);
+//! - the metadata as one line of JSON per kernel in `.lanejit.meta` (`readelf -p .lanejit.meta`): name,
+//!   workgroup, shared bytes, argument bytes, private bytes per lane, and the format version.
+//!
+//! A file may hold several kernels (a module, `assemble_module`); [`read`] takes a file of one.
 //!
 //! The reader takes the metadata section, checks it as the `LJK1` reader does (`KernelMeta::validate`, the size
 //! limits), then the code section it names; every malformed input is a [`ContainerError`], never a panic.
@@ -42,19 +44,27 @@ fn text_section(name: &str) -> String {
 
 /// The ELF file of a program (labels are not stored).
 pub fn write(p: &Program) -> Vec<u8> {
-    let m = &p.meta;
-    let meta = Meta {
-        format: FORMAT_VERSION,
-        name: m.name.clone(),
-        workgroup: m.workgroup,
-        shared_bytes: m.shared_bytes,
-        arg_bytes: m.arg_bytes,
-        private_bytes: m.private_bytes,
-    };
-    let mut meta_json = serde_json::to_vec(&meta).expect("plain fields serialise");
-    meta_json.push(b'\n');
-    let code: Vec<u8> = p.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let text_name = text_section(&m.name);
+    write_all(std::slice::from_ref(p))
+}
+
+/// The ELF file of several programs (a module; names are the caller's to keep distinct).
+pub fn write_all(programs: &[Program]) -> Vec<u8> {
+    let mut meta_json = Vec::new();
+    for p in programs {
+        let m = &p.meta;
+        let meta = Meta {
+            format: FORMAT_VERSION,
+            name: m.name.clone(),
+            workgroup: m.workgroup,
+            shared_bytes: m.shared_bytes,
+            arg_bytes: m.arg_bytes,
+            private_bytes: m.private_bytes,
+        };
+        meta_json.extend(serde_json::to_vec(&meta).expect("plain fields serialise"));
+        meta_json.push(b'\n');
+    }
+    let codes: Vec<Vec<u8>> = programs.iter().map(|p| p.words.iter().flat_map(|w| w.to_le_bytes()).collect()).collect();
+    let text_names: Vec<String> = programs.iter().map(|p| text_section(&p.meta.name)).collect();
 
     let mut b = Builder::new(Endianness::Little, true);
     b.header.e_type = elf::ET_REL;
@@ -63,13 +73,16 @@ pub fn write(p: &Program) -> Vec<u8> {
     shstrtab.name = b".shstrtab"[..].into();
     shstrtab.sh_type = elf::SHT_STRTAB;
     shstrtab.data = SectionData::SectionString;
-    let text = b.sections.add();
-    text.name = text_name.as_bytes().into();
-    text.sh_type = elf::SHT_PROGBITS;
-    text.sh_flags = elf::SHF_ALLOC | elf::SHF_EXECINSTR;
-    text.sh_addralign = 4;
-    text.data = SectionData::Data(code.as_slice().into());
-    let text_id = text.id();
+    let mut text_ids = Vec::new();
+    for (name, code) in text_names.iter().zip(&codes) {
+        let text = b.sections.add();
+        text.name = name.as_bytes().into();
+        text.sh_type = elf::SHT_PROGBITS;
+        text.sh_flags = elf::SHF_ALLOC | elf::SHF_EXECINSTR;
+        text.sh_addralign = 4;
+        text.data = SectionData::Data(code.as_slice().into());
+        text_ids.push(text.id());
+    }
     let meta_section = b.sections.add();
     meta_section.name = META_SECTION.as_bytes().into();
     meta_section.sh_type = elf::SHT_PROGBITS;
@@ -86,13 +99,15 @@ pub fn write(p: &Program) -> Vec<u8> {
     symtab.sh_addralign = 8;
     symtab.sh_link_section = Some(strtab_id);
     symtab.data = SectionData::Symbol;
-    let sym = b.symbols.add();
-    sym.name = m.name.as_bytes().into();
-    sym.section = Some(text_id);
-    sym.set_st_info(elf::STB_GLOBAL, elf::STT_FUNC);
-    sym.st_size = code.len() as u64;
+    for ((p, code), id) in programs.iter().zip(&codes).zip(text_ids) {
+        let sym = b.symbols.add();
+        sym.name = p.meta.name.as_bytes().into();
+        sym.section = Some(id);
+        sym.set_st_info(elf::STB_GLOBAL, elf::STT_FUNC);
+        sym.st_size = code.len() as u64;
+    }
     let mut out = Vec::new();
-    b.write(&mut out).expect("an ELF of two data sections and one symbol always writes");
+    b.write(&mut out).expect("an ELF of data sections and their symbols always writes");
     out
 }
 
@@ -100,8 +115,18 @@ fn bad(msg: impl Into<String>) -> ContainerError {
     ContainerError::BadMeta(msg.into())
 }
 
-/// Reads an ELF kernel written by [`write()`] (or any ELF with the same sections and metadata).
+/// Reads an ELF file of one kernel, written by [`write()`] (or any ELF with the same sections and metadata).
 pub fn read(bytes: &[u8]) -> Result<Program, ContainerError> {
+    let mut all = read_all(bytes)?;
+    if all.len() != 1 {
+        let names: Vec<&str> = all.iter().map(|p| p.meta.name.as_str()).collect();
+        return Err(bad(format!("the file holds {} kernels ({}): load it as a module", all.len(), names.join(", "))));
+    }
+    Ok(all.remove(0))
+}
+
+/// Reads every kernel of an ELF file, in the order of its metadata lines.
+pub fn read_all(bytes: &[u8]) -> Result<Vec<Program>, ContainerError> {
     let b = Builder::read64(bytes).map_err(|e| bad(format!("not a readable ELF64 file: {e}")))?;
     if b.header.e_machine != elf::Machine(ELF_MACHINE) {
         return Err(bad(format!(
@@ -119,7 +144,31 @@ pub fn read(bytes: &[u8]) -> Result<Program, ContainerError> {
         SectionData::Data(d) => Ok(d.as_slice()),
         _ => Err(bad(format!("section {name} holds no data"))),
     };
-    let meta: Meta = serde_json::from_slice(data(META_SECTION)?).map_err(|e| bad(format!("{META_SECTION}: {e}")))?;
+    let metas = data(META_SECTION)?;
+    let lines = metas.split(|&c| c == b'\n').filter(|l| !l.is_empty());
+    let programs = lines.map(|line| {
+        let meta: Meta = serde_json::from_slice(line).map_err(|e| bad(format!("{META_SECTION}: {e}")))?;
+        program(meta, &data)
+    });
+    let programs = programs.collect::<Result<Vec<Program>, _>>()?;
+    // Each kernel names its own code section: a name twice would read one section many times over (a small
+    // file asking for gigabytes).
+    for (i, p) in programs.iter().enumerate() {
+        if programs[..i].iter().any(|q| q.meta.name == p.meta.name) {
+            return Err(bad(format!("{META_SECTION} names kernel `{}` twice", p.meta.name)));
+        }
+    }
+    if programs.is_empty() {
+        return Err(bad(format!("{META_SECTION} names no kernel")));
+    }
+    Ok(programs)
+}
+
+/// The program `meta` describes, its code from the section `data` finds.
+fn program<'a>(
+    meta: Meta,
+    data: &impl Fn(&str) -> Result<&'a [u8], ContainerError>,
+) -> Result<Program, ContainerError> {
     if meta.format != FORMAT_VERSION {
         return Err(bad(format!("{META_SECTION} format {} (this lanejit reads {FORMAT_VERSION})", meta.format)));
     }

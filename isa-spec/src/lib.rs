@@ -12,7 +12,7 @@ pub mod expr;
 pub mod facts;
 pub mod meta;
 
-pub use asm::{assemble, AsmError, AsmErrors, KernelMeta, Program};
+pub use asm::{assemble, assemble_module, AsmError, AsmErrors, KernelMeta, Program};
 pub use codec::{decode_at, decode_raw, encode, encode_values, length_words, DecodeError, Encoded, Illegal};
 pub use container::ContainerError;
 pub use disasm::{disassemble, format_insn};

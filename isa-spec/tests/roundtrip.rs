@@ -278,7 +278,8 @@ fn elf_kernels_and_their_refusals() {
     assert!(text(&elf).contains(r#""name":"vscale","workgroup":[64,1,1],"shared_bytes":0,"arg_bytes":12"#));
     let edited = |from: &str, to: &str| {
         assert_eq!(from.len(), to.len(), "same length keeps the layout");
-        let at = text(&elf).find(from).unwrap_or_else(|| panic!("{from} in the file"));
+        let at =
+            elf.windows(from.len()).position(|w| w == from.as_bytes()).unwrap_or_else(|| panic!("{from} in the file"));
         let mut b = elf.clone();
         b[at..at + from.len()].copy_from_slice(to.as_bytes());
         elf_kernel::read(&b)
@@ -296,6 +297,22 @@ fn elf_kernels_and_their_refusals() {
     for cut in [4, 5, 63, elf.len() / 2, elf.len() - 1] {
         assert!(container::read_any(&elf[..cut]).is_err(), "cut at {cut}");
     }
+}
+
+/// Several kernels in one ELF file (a module) read back in order; a file of two is refused where one kernel is
+/// expected, and metadata naming one kernel twice is refused.
+#[test]
+fn elf_modules_hold_several_kernels() {
+    let ps = lanejit_isa::assemble_module("m.s", ".kernel a\n.word 1\n.kernel b\n.workgroup 64\n.word 2, 3\n").unwrap();
+    let elf = elf_kernel::write_all(&ps);
+    assert_eq!(elf_kernel::read_all(&elf).unwrap(), ps);
+    let msg = elf_kernel::read(&elf).unwrap_err().to_string();
+    assert!(msg.contains("2 kernels (a, b)") && msg.contains("module"), "{msg}");
+    let at = elf.windows(10).position(|w| w == br#""name":"b""#).unwrap();
+    let mut twice = elf.clone();
+    twice[at..at + 10].copy_from_slice(br#""name":"a""#);
+    let msg = elf_kernel::read_all(&twice).unwrap_err().to_string();
+    assert!(msg.contains("kernel `a` twice"), "{msg}");
 }
 
 #[test]

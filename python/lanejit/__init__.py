@@ -24,7 +24,7 @@ import pathlib
 
 import numpy as np
 
-__all__ = ["Device", "Kernel", "Stats", "Error", "Trap", "Cancel", "assemble", "load", "LANES"]
+__all__ = ["Device", "Kernel", "Module", "Stats", "Error", "Trap", "Cancel", "assemble", "load", "LANES"]
 
 LANES = 32
 _ENGINES = {"interp": 0, "jit": 1, "auto": 2}
@@ -109,6 +109,10 @@ def _signatures(lib):
         "lj_kernel_from_bytes": ([P, S, pp], C.c_int), "lj_kernel_free": ([P], None),
         "lj_kernel_name": ([P], C.c_char_p), "lj_kernel_info": ([P, C.POINTER(_KernelInfo)], C.c_int),
         "lj_launch_config_default": ([], _LaunchConfig),
+        "lj_module_from_asm": ([C.c_char_p, C.c_char_p, pp], C.c_int),
+        "lj_module_from_bytes": ([P, S, pp], C.c_int), "lj_module_free": ([P], None),
+        "lj_module_kernel_count": ([P], U32), "lj_module_kernel_name": ([P, U32], C.c_char_p),
+        "lj_module_kernel": ([P, C.c_char_p, pp], C.c_int),
         "lj_cancel_new": ([pp], C.c_int), "lj_cancel": ([P], C.c_int), "lj_cancel_free": ([P], None),
         "lj_launch": ([P, P, C.POINTER(_LaunchConfig), C.POINTER(_Stats), C.POINTER(_Trap)], C.c_int),
     }
@@ -184,6 +188,41 @@ class Kernel:
 
     def __repr__(self):
         return f"Kernel({self.name!r}, {self.info})"
+
+
+class Module:
+    """The kernels of one source (each ``.kernel`` directive starts one) or one ELF file, by name:
+    ``Module(src)["saxpy"]`` is a ``Kernel``; ``names`` lists them in file order."""
+
+    def __init__(self, source, file_name="<string>"):
+        h = C.c_void_p()
+        _check(_api().lj_module_from_asm(file_name.encode(), source.encode(), C.byref(h)))
+        self._init(h)
+
+    @classmethod
+    def from_bytes(cls, data):
+        """An ELF module from ``lanejit asm -o k.elf`` (an LJK1 file or raw words: one kernel)."""
+        data = bytes(data)
+        h = C.c_void_p()
+        _check(_api().lj_module_from_bytes(data, len(data), C.byref(h)))
+        m = cls.__new__(cls)
+        m._init(h)
+        return m
+
+    def _init(self, h):
+        self._h = h
+        lib = _api()
+        self.names = [lib.lj_module_kernel_name(h, i).decode() for i in range(lib.lj_module_kernel_count(h))]
+
+    def __getitem__(self, name):
+        h = C.c_void_p()
+        _check(_api().lj_module_kernel(self._h, name.encode(), C.byref(h)))
+        return Kernel(h)
+
+    def __del__(self):
+        if getattr(self, "_h", None) and _lib is not None:
+            _lib.lj_module_free(self._h)
+            self._h = None
 
 
 class Cancel:

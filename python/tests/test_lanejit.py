@@ -154,3 +154,16 @@ def test_cancel_from_another_thread_stops_an_endless_launch():
     with pytest.raises(lanejit.Trap) as e:
         lanejit.Device().launch(k, deadline=0, cancel=c)
     assert e.value.kind == "Cancelled" and e.value.stats.retired > 0
+
+
+def test_a_module_holds_kernels_by_name():
+    m = lanejit.Module(".kernel first\n end\n.kernel second\n.workgroup 64\n trap 5\n", "m.s")
+    assert m.names == ["first", "second"]
+    k = m["second"]
+    del m  # the kernel outlives its module
+    assert k.name == "second" and k.info["workgroup"] == (64, 1, 1)
+    with pytest.raises(lanejit.Trap) as e:
+        lanejit.Device().launch(k)
+    assert e.value.kind == "UserTrap" and e.value.code == 5
+    with pytest.raises(lanejit.Error, match="first"):
+        lanejit.Module(".kernel first\n end\n")["third"]

@@ -123,6 +123,26 @@ static void cancel_stops_a_launch(LjDevice *dev) {
     lj_kernel_free(k);
 }
 
+/* Two kernels in one source, looked up by name; the handle taken from the module outlives it. */
+static void module_lookup(LjDevice *dev) {
+    LjModule *m = NULL;
+    const char *src = ".kernel first\n end\n.kernel second\n.workgroup 64\n trap 9\n";
+    CHECK(lj_module_from_asm("m.s", src, &m) == LJ_STATUS_OK, "assemble module");
+    CHECK(lj_module_kernel_count(m) == 2, "count %u", lj_module_kernel_count(m));
+    CHECK(strcmp(lj_module_kernel_name(m, 1), "second") == 0 && lj_module_kernel_name(m, 2) == NULL, "names");
+    LjKernel *k = NULL;
+    CHECK(lj_module_kernel(m, "third", &k) == LJ_STATUS_BAD_INPUT && strstr(lj_last_error(), "first, second"),
+          "unknown name: %s", lj_last_error());
+    CHECK(lj_module_kernel(m, "second", &k) == LJ_STATUS_OK, "lookup");
+    lj_module_free(m);
+    LjKernelInfo info;
+    CHECK(lj_kernel_info(k, &info) == LJ_STATUS_OK && info.workgroup[0] == 64, "the second kernel's metadata");
+    LjLaunchConfig cfg = lj_launch_config_default();
+    LjTrap trap;
+    CHECK(lj_launch(dev, k, &cfg, NULL, &trap) == LJ_STATUS_TRAP && trap.code == 9, "the second kernel ran");
+    lj_kernel_free(k);
+}
+
 static void bad_input_is_reported(LjDevice *dev) {
     LjKernel *k = NULL;
     CHECK(lj_kernel_from_asm("bad.s", "v.add v1, v2\n", &k) == LJ_STATUS_BAD_INPUT && k == NULL, "bad assembly");
@@ -157,6 +177,7 @@ int main(void) {
     vector_add_on(dev, k, LJ_ENGINE_AUTO);
     trap_is_reported(dev);
     cancel_stops_a_launch(dev);
+    module_lookup(dev);
     bad_input_is_reported(dev);
     lj_kernel_free(k);
     lj_device_free(dev);

@@ -19,10 +19,12 @@
 //!   `neg` / `abs` operand (an explicit `neg=`/`abs=` mask is OR-ed with them).
 
 mod lex;
+mod module;
 mod operand;
 
 pub(crate) use lex::is_ident;
 pub use lex::quote_name;
+pub use module::assemble_module;
 pub(crate) use operand::{bare_candidates, is_keyword, modifier_bit, modifier_operand};
 
 use crate::meta::InsnInfo;
