@@ -157,6 +157,10 @@ pub struct RunArgs {
     /// List the bundled examples.
     #[arg(long)]
     pub list: bool,
+    /// Launch the kernel this many times and report the first launch's time and the best and median of the
+    /// others (a benchmark of your own kernel; later launches run on the buffers earlier ones left).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
     /// The kernel to launch when the file holds several (`.kernel` directives, or an ELF module).
     #[arg(long = "kernel")]
     pub kernel_name: Option<String>,
@@ -188,6 +192,7 @@ impl RunArgs {
             compile: *compile,
             saves: self.saves.clone(),
             json: self.json,
+            repeat: self.repeat,
         }
     }
 }

@@ -28,6 +28,8 @@ pub struct RunOptions {
     pub saves: Vec<String>,
     /// Print one JSON object (statistics, trap, buffers) instead of text.
     pub json: bool,
+    /// Launches of the kernel (at least 1): the later ones time it on the buffers the earlier ones left.
+    pub repeat: u32,
 }
 
 impl RunOptions {
@@ -327,7 +329,19 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
         ..Default::default()
     };
     o.apply(&mut cfg);
-    let result = launch_with(&device, kernel, &cfg, o.trace);
+    if o.trace && o.repeat > 1 {
+        bail!("--trace goes with one launch, not --repeat {}", o.repeat);
+    }
+    let mut result = launch_with(&device, kernel, &cfg, o.trace);
+    let mut times: Vec<Duration> = result.iter().map(|s| s.elapsed).collect();
+    for _ in 1..o.repeat {
+        if result.is_err() {
+            break;
+        }
+        result = device.launch(kernel, &cfg);
+        times.extend(result.iter().map(|s| s.elapsed));
+    }
+    let timing = timing(&times);
     // The buffers are read and saved whatever the launch did: writes made before a trap stay, and are the
     // first thing one wants to look at.
     for (i, path) in &saves {
@@ -352,7 +366,7 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
             let out = serde_json::json!({
                 "kernel": kernel.program.meta.name, "engine": o.engine, "grid": cfg.grid,
                 "workgroup": cfg.workgroup.unwrap_or(kernel.program.meta.workgroup),
-                "stats": stats, "trap": trap_json(&result), "buffers": buffers,
+                "stats": stats, "trap": trap_json(&result), "buffers": buffers, "timing": timing.as_ref().map(|t| &t.1),
             });
             println!("{}", serde_json::to_string_pretty(&out)?);
         }
@@ -367,7 +381,34 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
         }
     }
     report(&stats?);
+    if let Some((text, _)) = timing {
+        println!("{text}");
+    }
     Ok(())
+}
+
+/// With more than one launch: a line and a JSON value of the first launch's time (compilation included) and
+/// the best and median of the others.
+fn timing(times: &[Duration]) -> Option<(String, serde_json::Value)> {
+    let (first, rest) = times.split_first()?;
+    if rest.is_empty() {
+        return None;
+    }
+    let mut sorted = rest.to_vec();
+    sorted.sort();
+    let (best, median) = (sorted[0], sorted[sorted.len() / 2]);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let text = format!(
+        "timing: {} launches: first {:.3} ms (compilation included), then best {:.3} ms, median {:.3} ms",
+        times.len(),
+        ms(*first),
+        ms(best),
+        ms(median)
+    );
+    let json = serde_json::json!({
+        "launches": times.len(), "first_ms": ms(*first), "best_ms": ms(best), "median_ms": ms(median),
+    });
+    Some((text, json))
 }
 
 /// As `finish`, without printing: a trap is exit code 1, a configuration error 2.
@@ -397,6 +438,9 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
     cfg.workgroup = o.wg.or(cfg.workgroup);
     if !o.saves.is_empty() {
         bail!("--save goes with --buffer: the bundled example `{name}` sets up its own buffers");
+    }
+    if o.repeat > 1 {
+        bail!("--repeat goes with a kernel file; `lanejit bench --filter {name}` measures the bundled examples");
     }
     if o.json {
         let result = launch_with(&device, &kernel, &cfg, o.trace);

@@ -85,6 +85,10 @@ pub struct FuzzArgs {
     /// Replay reproducers (`.s` with a `.json` beside it; a directory replays every one) instead of fuzzing.
     #[arg(long)]
     pub replay: Vec<PathBuf>,
+    /// Print the summary as one JSON object (programs, cases, coverage, rate, and each divergence with its
+    /// seed, state, summary and reproducer file) instead of the `key=value` line; progress stays on stderr.
+    #[arg(long)]
+    pub json: bool,
 }
 
 fn parse_fuzz_time(s: &str) -> Result<Duration, String> {
@@ -149,7 +153,7 @@ fn check_reproducer(source: &Path) -> Result<()> {
     Ok(())
 }
 
-fn replay(paths: &[PathBuf]) -> Result<()> {
+fn replay(paths: &[PathBuf], json: bool) -> Result<()> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -165,7 +169,11 @@ fn replay(paths: &[PathBuf]) -> Result<()> {
     for f in &failed {
         eprintln!("DIVERGENCE {f}");
     }
-    println!("replayed={} divergences={}", files.len(), failed.len());
+    if json {
+        println!("{}", serde_json::json!({ "replayed": files.len(), "divergences": failed }));
+    } else {
+        println!("replayed={} divergences={}", files.len(), failed.len());
+    }
     if !failed.is_empty() {
         return Err(Failed(format!("{} of {} reproducers diverge", failed.len(), files.len())).into());
     }
@@ -179,7 +187,7 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         lanejit_jit::mutants::set(Some(m))?;
     }
     if !a.replay.is_empty() {
-        return replay(&a.replay);
+        return replay(&a.replay, a.json);
     }
     let opts = Options {
         seed: a.seed,
@@ -197,12 +205,23 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
     let sum = campaign(&opts).map_err(|e| anyhow!(e))?;
     // A systematic bug can fail thousands of programs: write the first reproducers, list the other seeds.
     const WRITTEN: usize = 32;
-    for f in sum.findings.iter().take(WRITTEN) {
-        eprintln!("DIVERGENCE seed {:#x} state {}: {}", f.case.seed, f.state, f.div.summary());
-        match campaign::write_finding(&a.out, f) {
-            Ok(p) => eprintln!("  reproducer: {}{}", p.display(), if f.shrunk.is_some() { " (shrunk)" } else { "" }),
-            Err(e) => eprintln!("  could not write the reproducer: {e}"),
+    let mut found = Vec::new();
+    for (i, f) in sum.findings.iter().enumerate() {
+        let mut reproducer = None;
+        if i < WRITTEN {
+            eprintln!("DIVERGENCE seed {:#x} state {}: {}", f.case.seed, f.state, f.div.summary());
+            match campaign::write_finding(&a.out, f) {
+                Ok(p) => {
+                    eprintln!("  reproducer: {}{}", p.display(), if f.shrunk.is_some() { " (shrunk)" } else { "" });
+                    reproducer = Some(p.display().to_string());
+                }
+                Err(e) => eprintln!("  could not write the reproducer: {e}"),
+            }
         }
+        found.push(serde_json::json!({
+            "seed": f.case.seed, "state": f.state, "summary": f.div.summary(), "reproducer": reproducer,
+            "shrunk": f.shrunk.is_some(),
+        }));
     }
     if sum.findings.len() > WRITTEN {
         let rest: Vec<String> =
@@ -220,7 +239,16 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
     if a.coverage {
         eprint!("{}", sum.coverage.report());
     }
-    println!("{}", sum.line());
+    if a.json {
+        let errors: Vec<_> = sum.errors.iter().map(|(s, e)| serde_json::json!({ "seed": s, "error": e })).collect();
+        let out = serde_json::json!({
+            "programs": sum.programs, "cases": sum.cases, "coverage_percent": sum.coverage.percent(),
+            "programs_per_s": sum.rate(), "divergences": found, "harness_errors": errors,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{}", sum.line());
+    }
     if !sum.findings.is_empty() || !sum.errors.is_empty() {
         return Err(Failed(format!("{} divergences, {} harness errors", sum.findings.len(), sum.errors.len())).into());
     }
