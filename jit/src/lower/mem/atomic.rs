@@ -9,7 +9,7 @@
 //! Shared memory needs no host atomic at all (one worker thread runs a whole workgroup): a load and a store.
 
 use super::super::{Lowered, Site};
-use super::{base_plus_imm, in_window};
+use super::{base_plus_imm, window_fields};
 use crate::access::Atomic;
 use crate::fx::{Fx, VECS};
 use cranelift_codegen::ir::{
@@ -52,7 +52,10 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     spill(fx, a.at.rs1, offs);
     spill(fx, a.at.rd, data);
     let exec = fx.exec_val();
-    let lanes = Lanes { offs, base: base_plus_imm(fx, &a.at), slot, sp: a.at.sp };
+    // The window is read once, before the lane loops: nothing in them can change it, and reading it per lane
+    // was a chain of three dependent loads in every iteration of both loops.
+    let window = window_fields(fx, slot);
+    let lanes = Lanes { offs, base: base_plus_imm(fx, &a.at), window, sp: a.at.sp };
     let [check, apply, done, slow, join] = [(); 5].map(|_| fx.b.create_block());
     fx.b.set_cold_block(slow);
     for b in [check, apply] {
@@ -150,7 +153,8 @@ struct Lanes {
     offs: cranelift_codegen::ir::StackSlot,
     /// `base_plus_imm`: the 64-bit base (global) or the 32-bit sum zero-extended (shared).
     base: Value,
-    slot: u32,
+    /// The instruction's cached window: (guest lo, span, host address of lo), as `window_fields` reads it.
+    window: (Value, Value, Value),
     sp: Sp,
 }
 
@@ -183,7 +187,9 @@ impl Lanes {
         };
         let low = fx.b.ins().band_imm_u(addr, 3);
         let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let (inside, rel, w_host) = in_window(fx, self.slot, addr);
+        let (w_lo, w_span, w_host) = self.window;
+        let rel = fx.b.ins().isub(addr, w_lo);
+        let inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span);
         let ok = fx.b.ins().band(aligned, inside);
         (ok, fx.b.ins().iadd(w_host, rel))
     }
