@@ -5,7 +5,7 @@
 //! Left to the interpreter: the v.shf funnel shifts (per-lane amounts clamped or wrapped at 32 or 64 on a 64-bit
 //! value: seven emulated shift stages on two words per slice, for instructions that are rarely hot).
 
-mod bits;
+pub(crate) mod bits;
 mod lop3;
 mod mul;
 pub(super) mod ops;

@@ -49,7 +49,7 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
         }
         // Optimised code switches on a uniform operand into the immediate forms' constant permutations.
         ShflBcastVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES, |u, _| u),
-        ShflXorVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES, |u, l| l ^ u),
+        ShflXorVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => xor_uniform(fx, rd, rs1, rs2),
         ShflRotVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
             switched(fx, rd, rs1, rs2, LANES, |u, l| (l + u) & LANE_MASK as usize)
         }
@@ -221,6 +221,46 @@ fn switched(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg, cases: usize, src: impl
     }
     fx.b.switch_to_block(join);
     let out: Vec32 = std::array::from_fn(|k| fx.b.block_params(join)[k]);
+    fx.set_v(rd, out);
+    Lowered::Native
+}
+
+/// shfl.xor by the uniform distance d = u[rs2] & LANE_MASK, without a branch: lane 4j + l reads lane
+/// 4(j ^ hi) + (l ^ lo), with hi = d >> 2 and lo = d & 3. The source vectors go through a stack slot and come
+/// back from vector j ^ hi, then one byte shuffle applies l ^ lo (byte b reads byte b ^ 4·lo). A switch on d
+/// (`switched`) costs a mispredicted indirect branch whenever d changes, as it does every round of a
+/// butterfly whose distance the loop computes.
+fn xor_uniform(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg) -> Lowered {
+    let s = fx.v(rs1);
+    let d = fx.u(rs2);
+    let d = fx.b.ins().band_imm_u(d, LANE_MASK as i64);
+    let slot =
+        fx.b.create_sized_stack_slot(ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, 16 * VECS as u32, 4));
+    for (k, &x) in s.iter().enumerate() {
+        fx.b.ins().stack_store(I64, x, slot, 16 * k as i32);
+    }
+    // Mutant 145: the vector part of the distance keeps 2 bits (distances of 16 and more read the wrong half).
+    let hi = fx.b.ins().ushr_imm_u(d, 2);
+    let hi = if active(145) { fx.b.ins().band_imm_u(hi, 3) } else { hi };
+    let lo = fx.b.ins().band_imm_u(d, 3);
+    let lo_bytes = fx.b.ins().ishl_imm_u(lo, 2);
+    let lo_bytes = fx.b.ins().ireduce(I8, lo_bytes);
+    let lo_bytes = fx.b.ins().splat(I8X16, lo_bytes);
+    let iota = super::vint::bits::bytes_const(fx, std::array::from_fn(|b| b as u8));
+    let control = fx.b.ins().bxor(iota, lo_bytes);
+    let base = fx.b.ins().stack_addr(ir::types::I64, slot, 0);
+    let hi = fx.b.ins().uextend(ir::types::I64, hi);
+    let hi_offset = fx.b.ins().ishl_imm_u(hi, 4);
+    let le = super::vint::bits::le();
+    let out: Vec32 = std::array::from_fn(|j| {
+        let b = &mut fx.b;
+        let offset = b.ins().bxor_imm_u(hi_offset, 16 * j as i64);
+        let at = b.ins().iadd(base, offset);
+        let v = b.ins().load(I32X4, ir::MemFlagsData::new().with_notrap(), at, 0);
+        let bytes = b.ins().bitcast(I8X16, le, v);
+        let shuffled = b.ins().swizzle(bytes, control);
+        b.ins().bitcast(I32X4, le, shuffled)
+    });
     fx.set_v(rd, out);
     Lowered::Native
 }
