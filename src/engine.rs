@@ -188,3 +188,13 @@ pub fn run_chunk(
 ) -> Result<Stop, Trap> {
     Runner::new(kernel, engine).run(w, mem, &mut env.clone(), max_steps, tracer, windows, None)
 }
+
+impl std::fmt::Debug for Runner<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runner")
+            .field("kernel", &self.kernel.program.meta.name)
+            .field("engine", &self.engine)
+            .field("has_optimised_code", &self.opt.is_some())
+            .finish_non_exhaustive()
+    }
+}

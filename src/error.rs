@@ -21,6 +21,32 @@ impl From<MemoryError> for String {
     }
 }
 
+/// Why a single-wave run (`wave::run_wave`) did not start; a run that starts ends in a `WaveOutcome`, with or
+/// without a trap.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WaveError {
+    /// The initial state is malformed (a register key, a vector's length, hex, an fcsr the ISA cannot hold).
+    #[error("bad initial state: {0}")]
+    State(String),
+    /// The state's memory ranges cannot be placed (overlapping, outside the device range, too many).
+    #[error("initial memory: {0}")]
+    Memory(String),
+    /// A limit beyond what a run allows (a deadline past `MAX_DEADLINE`).
+    #[error("{0}")]
+    Limits(String),
+    /// The JIT could not compile the kernel.
+    #[error("{0}")]
+    Compile(JitError),
+}
+
+/// For callers whose errors are strings (the fuzzer, the conformance runner): `?` keeps working.
+impl From<WaveError> for String {
+    fn from(e: WaveError) -> String {
+        e.to_string()
+    }
+}
+
 /// A launch configuration the launch refused before anything ran.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -32,7 +32,7 @@
 //! runner, bundled examples) and their dependencies (clap, anyhow); an embedding harness turns it off
 //! (`default-features = false`) and gets this API alone, every public item documented:
 
-#![cfg_attr(not(feature = "cli"), deny(missing_docs))]
+#![cfg_attr(not(feature = "cli"), deny(missing_docs, missing_debug_implementations))]
 
 pub mod arena;
 pub mod args;
@@ -62,7 +62,7 @@ pub mod wavemem;
 
 pub use arena::{Alloc, AllocError, AllocTable, Arena, Buffer, DEVICE_BASE};
 pub use args::KernelArgs;
-pub use error::{ConfigError, ContainerError, JitError, MemoryError};
+pub use error::{ConfigError, ContainerError, JitError, MemoryError, WaveError};
 pub use lanejit_interp::{Trap, TrapKind, WaveState, LANES};
 pub use launch::{CancelToken, LaunchConfig, LaunchError, LaunchStats};
 pub use module::Module;

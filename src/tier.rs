@@ -246,3 +246,14 @@ impl HotBlocks {
         self.compiling.store(false, Relaxed);
     }
 }
+
+impl std::fmt::Debug for HotBlocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HotBlocks")
+            .field("blocks", &self.starts.len())
+            .field("threshold", &self.threshold.load(Relaxed))
+            .field("crossed", &self.crossed.load(Relaxed))
+            .field("generation", &self.generation.load(Relaxed))
+            .finish_non_exhaustive()
+    }
+}

@@ -32,3 +32,9 @@ impl<W: Write> Tracer for PrintTracer<W> {
         let _ = writeln!(self.out, "{line}");
     }
 }
+
+impl<W: Write> std::fmt::Debug for PrintTracer<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrintTracer").finish_non_exhaustive()
+    }
+}

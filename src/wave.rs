@@ -1,6 +1,7 @@
 //! One wave from a given state until `end`, a trap, the budget or the deadline: `lanejit wave` and the
 //! conformance suite.
 
+use crate::error::WaveError;
 use crate::launch::{WaveStatus, WaveStop};
 use crate::state_json::{parse_hex, to_hex, MemJson, StateJson};
 use crate::wavemem::WaveMemory;
@@ -33,6 +34,7 @@ impl Default for WaveLimits {
 }
 
 /// How a single-wave run ended.
+#[derive(Debug)]
 pub struct WaveOutcome {
     /// The wave's registers and pc when it stopped.
     pub state: WaveState,
@@ -57,7 +59,7 @@ pub fn run_wave(
     engine: Engine,
     budget: u64,
     tracer: Option<&mut dyn Tracer>,
-) -> Result<WaveOutcome, String> {
+) -> Result<WaveOutcome, WaveError> {
     run_wave_limited(kernel, init, engine, WaveLimits { budget, ..WaveLimits::default() }, tracer)
 }
 
@@ -69,21 +71,21 @@ pub fn run_wave_limited(
     engine: Engine,
     limits: WaveLimits,
     tracer: Option<&mut dyn Tracer>,
-) -> Result<WaveOutcome, String> {
+) -> Result<WaveOutcome, WaveError> {
     if let Some(d) = limits.deadline.filter(|d| *d > crate::launch::MAX_DEADLINE) {
-        return Err(format!(
+        return Err(WaveError::Limits(format!(
             "deadline of {} s exceeds the limit of {} s (MAX_DEADLINE)",
             d.as_secs_f64(),
             crate::launch::MAX_DEADLINE.as_secs()
-        ));
+        )));
     }
     let deadline = limits.deadline.map(|d| Instant::now() + d);
-    engine_available(engine)?;
+    engine_available(engine).map_err(WaveError::Limits)?;
     if engine == Engine::Jit {
-        kernel.jit_ready().map_err(|e| e.to_string())?;
+        kernel.jit_ready().map_err(WaveError::Compile)?;
     }
-    let mut w = init.to_wave()?;
-    let (device, ranges) = device_with(&init.memory)?;
+    let mut w = init.to_wave().map_err(WaveError::State)?;
+    let (device, ranges) = device_with(&init.memory).map_err(WaveError::Memory)?;
     let meta = &kernel.program.meta;
     let allocs = device.arena.allocations();
     let mut shared = vec![0u8; meta.shared_bytes as usize + crate::launch::SHARED_RED_ZONE];
@@ -108,7 +110,7 @@ pub fn run_wave_limited(
         }
         Err(t) => Some(t),
     };
-    let memory = read_back(&device, &ranges)?;
+    let memory = read_back(&device, &ranges).map_err(WaveError::Memory)?;
     Ok(WaveOutcome { state: w, trap, memory })
 }
 

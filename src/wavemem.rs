@@ -121,3 +121,12 @@ impl Memory for WaveMemory<'_> {
         }
     }
 }
+
+impl std::fmt::Debug for WaveMemory<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WaveMemory")
+            .field("shared_bytes", &self.shared.len())
+            .field("private_bytes", &self.private_bytes)
+            .finish_non_exhaustive()
+    }
+}

@@ -161,3 +161,23 @@ fn cli_parsers_refuse_sizes_and_times_beyond_their_limits() {
     assert!(parse(&["fuzz", "--seed", "18446744073709551615", "--time", "0.5", "--jobs", "256"]).is_none());
     assert!(parse(&["run", "k.s", "--arg", "-1.5", "--arg", "-1", "--deadline", "604800"]).is_none());
 }
+
+/// A single-wave run that cannot start says why, by kind: a malformed state, memory that cannot be placed, or
+/// a limit beyond what a run allows.
+#[test]
+fn a_wave_that_cannot_start_says_why_by_kind() {
+    use lanejit::WaveError;
+    let k = kernel("    end\n");
+    // (`StateJson::parse` refuses this too; a state built in code meets the run's own check.)
+    let bad_state = StateJson { v: [("3".to_string(), vec![1, 2])].into_iter().collect(), ..StateJson::default() };
+    let r = run_wave_limited(&k, &bad_state, Engine::Interp, WaveLimits::default(), None);
+    assert!(matches!(r, Err(WaveError::State(_))), "{r:?}");
+    let overlapping =
+        StateJson::parse(r#"{"memory": [{"addr": 4294967296, "hex": "00000000"}, {"addr": 4294967296, "hex": "00"}]}"#)
+            .unwrap();
+    let r = run_wave_limited(&k, &overlapping, Engine::Interp, WaveLimits::default(), None);
+    assert!(matches!(r, Err(WaveError::Memory(_))), "{r:?}");
+    let week_and_a_day = WaveLimits { deadline: Some(Duration::from_secs(8 * 24 * 3600)), ..WaveLimits::default() };
+    let r = run_wave_limited(&k, &StateJson::default(), Engine::Interp, week_and_a_day, None);
+    assert!(matches!(r, Err(WaveError::Limits(ref m)) if m.contains("MAX_DEADLINE")), "{r:?}");
+}

@@ -117,3 +117,12 @@ impl Drop for Buffer<'_> {
         self.arena.free_if_same(self.alloc.addr, self.id);
     }
 }
+
+impl std::fmt::Debug for LaunchTable<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LaunchTable")
+            .field("allocations", &self.table.len())
+            .field("args_addr", &format_args!("{:#x}", self.args_addr()))
+            .finish()
+    }
+}
