@@ -233,6 +233,9 @@ impl std::fmt::Debug for Kernel {
 pub struct Device {
     /// The device's memory.
     pub arena: Arena,
+    /// The worker pool of the last launch with an explicit thread count, kept for the next one with the same
+    /// count (starting threads for every launch costs more than a small launch itself).
+    pool: std::sync::Mutex<Option<(usize, Arc<rayon::ThreadPool>)>>,
 }
 
 impl std::fmt::Debug for Device {
@@ -248,7 +251,7 @@ impl Device {
     }
     /// A device with `bytes` of address space.
     pub fn with_capacity(bytes: u64) -> Result<Device, AllocError> {
-        Ok(Device { arena: Arena::new(bytes)? })
+        Ok(Device { arena: Arena::new(bytes)?, pool: std::sync::Mutex::default() })
     }
     /// A zeroed global buffer, alive until `free`d (or the device is dropped).
     pub fn alloc(&self, bytes: u64) -> Result<Alloc, AllocError> {
@@ -300,9 +303,39 @@ impl Device {
         let b = self.read(addr, count as u64 * 4)?;
         Ok(b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
     }
+    /// A pool of `n` worker threads: this device's last one when `n` matches, else a new one kept for the next
+    /// launch. Each device keeps its own, so devices launching with different thread counts do not rebuild
+    /// each other's pools.
+    pub(crate) fn pool(&self, n: usize) -> Result<Arc<rayon::ThreadPool>, String> {
+        let mut last = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, p)) = last.as_ref().filter(|(m, _)| *m == n) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| e.to_string())?);
+        *last = Some((n, p.clone()));
+        Ok(p)
+    }
+
     /// Runs `kernel` over `cfg.grid` and waits for it: its statistics, or why it stopped (a bad configuration,
     /// a compile error, or a trap with its report; writes made before a trap stay).
     pub fn launch(&self, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
         launch::launch(self, kernel, cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device keeps its pool for the next launch with the same count; another device's launches with
+    /// another count do not replace it.
+    #[test]
+    fn each_device_keeps_its_own_worker_pool() {
+        let (a, b) = (Device::with_capacity(1 << 20).unwrap(), Device::with_capacity(1 << 20).unwrap());
+        let first = a.pool(2).unwrap();
+        let other = b.pool(3).unwrap();
+        assert!(Arc::ptr_eq(&first, &a.pool(2).unwrap()), "the same count reuses the pool");
+        assert_eq!((first.current_num_threads(), other.current_num_threads()), (2, 3));
+        assert!(!Arc::ptr_eq(&first, &a.pool(4).unwrap()), "another count builds another pool");
     }
 }

@@ -243,26 +243,13 @@ pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<La
     match cfg.threads {
         _ if runs == 1 => run_range(0),
         Some(1) => (0..runs).for_each(run_range),
-        Some(n) => pool(n)
+        Some(n) => device
+            .pool(n)
             .map_err(|e| LaunchError::Config(ConfigError::ThreadPool(e)))?
             .install(|| (0..runs).into_par_iter().for_each(run_range)),
         None => (0..runs).into_par_iter().for_each(run_range),
     }
     finish(cx, count)
-}
-
-/// A pool of `n` worker threads: the one the last launch with an explicit thread count used when `n` matches,
-/// else a new one (kept for the next launch). Starting threads for every launch cost more than a small launch
-/// itself; keeping one pool bounds the idle threads whatever counts a caller asks for.
-fn pool(n: usize) -> Result<std::sync::Arc<rayon::ThreadPool>, String> {
-    static LAST: Mutex<Option<(usize, std::sync::Arc<rayon::ThreadPool>)>> = Mutex::new(None);
-    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, p)) = last.as_ref().filter(|(m, _)| *m == n) {
-        return Ok(p.clone());
-    }
-    let p = std::sync::Arc::new(rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| e.to_string())?);
-    *last = Some((n, p.clone()));
-    Ok(p)
 }
 
 /// Runs of consecutive workgroups per worker thread (see `launch`).
