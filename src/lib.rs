@@ -296,12 +296,11 @@ impl Device {
     }
     /// Writes `words` little-endian at `addr`.
     pub fn write_u32s(&self, addr: u64, words: &[u32]) -> Result<(), MemoryError> {
-        self.write(addr, &words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>())
+        self.write_slice(addr, words)
     }
     /// `count` little-endian words at `addr`.
     pub fn read_u32s(&self, addr: u64, count: usize) -> Result<Vec<u32>, MemoryError> {
-        let b = self.read(addr, count as u64 * 4)?;
-        Ok(b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+        self.read_vec(addr, count)
     }
     /// A pool of `n` worker threads: this device's last one when `n` matches, else a new one kept for the next
     /// launch. Each device keeps its own, so devices launching with different thread counts do not rebuild

@@ -295,14 +295,10 @@ fn report(stats: &LaunchStats) {
 
 /// A trap is the kernel's failure (exit code 1); a configuration error is the user's (exit code 2).
 fn finish(r: Result<LaunchStats, LaunchError>) -> Result<LaunchStats> {
-    match r {
-        Ok(s) => Ok(s),
-        Err(LaunchError::Trap { trap, stats }) => {
-            report(&stats);
-            Err(Failed(format!("trap: {trap}")).into())
-        }
-        Err(e) => Err(e.into()),
+    if let Err(LaunchError::Trap { stats, .. }) = &r {
+        report(stats);
     }
+    finish_quiet(r)
 }
 
 /// The buffers and scalar arguments of `o`, parsed and checked against the limits, before any device exists.

@@ -138,6 +138,12 @@ pub fn read_any(bytes: &[u8]) -> Result<Program, ContainerError> {
     if bytes.starts_with(&crate::elf_kernel::ELF_MAGIC) {
         return crate::elf_kernel::read(bytes);
     }
+    Ok(Program { words: code_words(bytes)?, ..Program::default() })
+}
+
+/// Code bytes as instruction words: a whole number of them, at most `MAX_CODE_WORDS` (raw files and the code
+/// sections of ELF kernels).
+pub(crate) fn code_words(bytes: &[u8]) -> Result<Vec<u32>, ContainerError> {
     if !bytes.len().is_multiple_of(4) {
         return Err(ContainerError::NotWords { len: bytes.len() });
     }
@@ -148,5 +154,5 @@ pub fn read_any(bytes: &[u8]) -> Result<Program, ContainerError> {
             max: MAX_CODE_WORDS as u64,
         });
     }
-    Ok(Program { words: words(bytes), ..Program::default() })
+    Ok(words(bytes))
 }

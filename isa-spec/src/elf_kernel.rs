@@ -12,7 +12,7 @@
 //! The reader takes the metadata section, checks it as the `LJK1` reader does (`KernelMeta::validate`, the size
 //! limits), then the code section it names; every malformed input is a [`ContainerError`], never a panic.
 
-use crate::asm::{KernelMeta, Program, MAX_CODE_WORDS};
+use crate::asm::{KernelMeta, Program};
 use crate::container::ContainerError;
 use object::build::elf::{Builder, SectionData};
 use object::{elf, Endianness};
@@ -172,17 +172,7 @@ fn program<'a>(
     if meta.format != FORMAT_VERSION {
         return Err(bad(format!("{META_SECTION} format {} (this lanejit reads {FORMAT_VERSION})", meta.format)));
     }
-    let code = data(&text_section(&meta.name))?;
-    if !code.len().is_multiple_of(4) {
-        return Err(ContainerError::NotWords { len: code.len() });
-    }
-    if code.len() / 4 > MAX_CODE_WORDS {
-        return Err(ContainerError::TooLarge {
-            what: "code length (words)",
-            value: (code.len() / 4) as u64,
-            max: MAX_CODE_WORDS as u64,
-        });
-    }
+    let words = crate::container::code_words(data(&text_section(&meta.name))?)?;
     let meta = KernelMeta {
         name: meta.name,
         workgroup: meta.workgroup,
@@ -191,6 +181,5 @@ fn program<'a>(
         private_bytes: meta.private_bytes,
     };
     meta.validate().map_err(ContainerError::BadMeta)?;
-    let words = code.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     Ok(Program { words, labels: BTreeMap::new(), meta })
 }

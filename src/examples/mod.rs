@@ -76,7 +76,8 @@ pub fn by_name(name: &str) -> Option<&'static Example> {
 
 /// Kernel argument bytes: 8-byte addresses then 4-byte scalars, in order.
 pub fn args(addrs: &[u64], scalars: &[u32]) -> Vec<u8> {
-    addrs.iter().flat_map(|a| a.to_le_bytes()).chain(scalars.iter().flat_map(|s| s.to_le_bytes())).collect()
+    let with_addrs = addrs.iter().fold(crate::KernelArgs::new(), |a, &addr| a.ptr(addr));
+    scalars.iter().fold(with_addrs, |a, &s| a.u32(s)).into()
 }
 
 /// A deterministic pseudo-random sequence (xorshift), so examples and their references agree.

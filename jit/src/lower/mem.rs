@@ -217,10 +217,16 @@ pub fn window_fields(fx: &mut Fx, slot: u32) -> (Value, Value, Value) {
 /// Is guest address `lo` inside the cached window of `slot` (`lo - window.lo <= window.span`, unsigned)?
 /// Returns (inside, lo - window.lo, the window's host address).
 pub fn in_window(fx: &mut Fx, slot: u32, lo: Value) -> (Value, Value, Value) {
-    let (w_lo, w_span, w_host) = window_fields(fx, slot);
+    let window = window_fields(fx, slot);
+    let (inside, rel) = window_check(fx, window, lo);
+    (inside, rel, window.2)
+}
+
+/// Is guest address `lo` inside `window` (as `window_fields` reads it: lo, span, host)? Returns (inside,
+/// lo - window.lo); for callers that read the window once and check many addresses.
+pub fn window_check(fx: &mut Fx, (w_lo, w_span, _): (Value, Value, Value), lo: Value) -> (Value, Value) {
     let rel = fx.b.ins().isub(lo, w_lo);
-    let inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span);
-    (inside, rel, w_host)
+    (fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span), rel)
 }
 
 /// u[rs2]:u[rs2+1] + sext(imm) for global and constant; for shared, (u[rs2] + imm) mod 2^32 (adding a lane's

@@ -9,7 +9,7 @@
 //! Shared memory needs no host atomic at all (one worker thread runs a whole workgroup): a load and a store.
 
 use super::super::{Lowered, Site};
-use super::{base_plus_imm, window_fields};
+use super::{base_plus_imm, window_check, window_fields};
 use crate::access::Atomic;
 use crate::fx::{Fx, VECS};
 use cranelift_codegen::ir::{
@@ -187,9 +187,8 @@ impl Lanes {
         };
         let low = fx.b.ins().band_imm_u(addr, 3);
         let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let (w_lo, w_span, w_host) = self.window;
-        let rel = fx.b.ins().isub(addr, w_lo);
-        let inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, w_span);
+        let (inside, rel) = window_check(fx, self.window, addr);
+        let w_host = self.window.2;
         let ok = fx.b.ins().band(aligned, inside);
         (ok, fx.b.ins().iadd(w_host, rel))
     }

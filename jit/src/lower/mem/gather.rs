@@ -4,7 +4,7 @@
 //! highest lane wins an overlap, as in the interpreter. A failed check calls the runtime, whose interpreter
 //! reports any fault. Only a full EXEC and one word (or less) per lane: see `supports`.
 
-use super::{base_plus_imm, window_fields};
+use super::{base_plus_imm, window_check, window_fields};
 use crate::access::{Access, Dir};
 use crate::fx::{Fx, VECS};
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, Block, InstBuilder, MemFlagsData, Value};
@@ -22,9 +22,9 @@ pub fn supports(fx: &Fx, a: &Access) -> bool {
 pub fn emit(fx: &mut Fx, a: &Access, slot: u32, slow: Block, join: Block) {
     let off = fx.v(a.rs1);
     let start = base_plus_imm(fx, a);
-    let (w_lo, w_span, w_host) = window_fields(fx, slot);
-    let rel0 = fx.b.ins().isub(start, w_lo);
-    let first_inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel0, w_span);
+    let window = window_fields(fx, slot);
+    let (_, w_span, w_host) = window;
+    let (first_inside, rel0) = window_check(fx, window, start);
     let ok = lanes_ok(fx, a, &off, start, rel0, w_span);
     let ok = fx.b.ins().band(first_inside, ok);
     // The empty window (lo = u64::MAX, span 0, host 0) admits address u64::MAX itself, which the alignment
