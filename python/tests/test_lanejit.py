@@ -152,7 +152,7 @@ def test_cancel_from_another_thread_stops_an_endless_launch():
     c = lanejit.Cancel()
     threading.Timer(0.05, c.cancel).start()
     with pytest.raises(lanejit.Trap) as e:
-        lanejit.Device().launch(k, deadline=0, cancel=c)
+        lanejit.Device().launch(k, deadline=30, cancel=c)  # bounded: a launch holding the GIL fails, not hangs
     assert e.value.kind == "Cancelled" and e.value.stats.retired > 0
 
 
@@ -200,7 +200,7 @@ def test_budget_and_deadline_stop_an_endless_kernel_each_with_its_own_kind():
     k = lanejit.assemble(ENDLESS)
     d = lanejit.Device()
     with pytest.raises(lanejit.Trap) as e:
-        d.launch(k, budget=10_000, engine="interp")
+        d.launch(k, budget=10_000, deadline=0, engine="interp")  # no deadline: the budget alone stops it
     assert e.value.kind == "BudgetExceeded" and e.value.stats.retired >= 10_000
     with pytest.raises(lanejit.Trap) as e:
         d.launch(k, deadline=0.05)
