@@ -5,9 +5,10 @@ use crate::host::HostBuffer;
 use crate::kernel::Kernel;
 use crate::{error, launch_error, Cancel, Stats, BAD_INPUT, FAILED};
 use lanejit::{Engine, LaunchConfig, LaunchError, LaunchStats};
-use pyo3::exceptions::PyValueError;
+use pyo3::conversion::FromPyObjectOwned;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
@@ -20,9 +21,8 @@ const ADDRESS_BYTES: usize = 8;
 #[derive(Debug)]
 pub struct Device(lanejit::Device);
 
-/// A launch's settings besides its arguments, as `lanejit.Device.launch` passes them (a dict).
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
+/// A launch's settings besides its arguments, from a dict with `lanejit.Device.launch`'s keywords (grid and
+/// workgroup as three ints each); a key left out, or None for the whole dict, takes its default.
 pub struct LaunchOptions {
     grid: [u32; 3],
     workgroup: Option<[u32; 3]>,
@@ -33,6 +33,31 @@ pub struct LaunchOptions {
     shared_bytes: Option<u32>,
     private_bytes: Option<u32>,
     cancel: Option<Py<Cancel>>,
+}
+
+/// The value at `key` of `options`, or `default` when the key (or the dict) is missing; a value of the wrong
+/// type is an error naming the key.
+fn item<'py, T: FromPyObjectOwned<'py>>(options: Option<&Bound<'py, PyDict>>, key: &str, default: T) -> PyResult<T> {
+    let Some(value) = options.map(|o| o.get_item(key)).transpose()?.flatten() else {
+        return Ok(default);
+    };
+    value.extract::<T>().map_err(|e| PyTypeError::new_err(format!("launch option {key}: {}", Into::<PyErr>::into(e))))
+}
+
+impl LaunchOptions {
+    fn from_dict(options: Option<&Bound<'_, PyDict>>) -> PyResult<LaunchOptions> {
+        Ok(LaunchOptions {
+            grid: item(options, "grid", [1, 1, 1])?,
+            workgroup: item(options, "workgroup", None)?,
+            engine: item(options, "engine", String::from("jit"))?,
+            budget: item(options, "budget", 0)?,
+            deadline: item(options, "deadline", None)?,
+            threads: item(options, "threads", 0)?,
+            shared_bytes: item(options, "shared_bytes", None)?,
+            private_bytes: item(options, "private_bytes", None)?,
+            cancel: item(options, "cancel", None)?,
+        })
+    }
 }
 
 impl LaunchOptions {
@@ -117,21 +142,23 @@ impl Device {
         host.fill(py, |bytes| self.0.read_into(addr, bytes))?.map_err(|e| error(py, BAD_INPUT, e))
     }
 
-    /// Launches `kernel` with the argument block `args` (bytes) and waits for it, with the GIL released; returns
+    /// Launches `kernel` with the argument block `args` (bytes-like) and waits for it, with the GIL released; returns
     /// its `Stats` or raises `Trap`. Each `(offset, array)` of `arrays` is copied to a buffer of its own whose
     /// address is written at `offset` of `args`, and copied back after the launch (also after a trap) unless it
-    /// is read-only; the buffers are freed afterwards. `options` is a dict of `Device.launch`'s keywords.
-    #[pyo3(signature = (kernel, args, arrays, options))]
+    /// is read-only; the buffers are freed afterwards. `options` is a dict of `Device.launch`'s keywords (grid
+    /// and workgroup as three ints each; None or a key left out: the default).
+    #[pyo3(signature = (kernel, args, arrays = Vec::new(), options = None))]
     fn launch_packed(
         &self,
         kernel: &Bound<'_, Kernel>,
-        mut args: Vec<u8>,
+        args: &Bound<'_, PyAny>,
         arrays: Vec<(usize, Bound<'_, PyAny>)>,
-        options: LaunchOptions,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Stats> {
         let py = kernel.py();
         let device = &self.0;
-        let mut cfg = options.config()?;
+        let mut cfg = LaunchOptions::from_dict(options)?.config()?;
+        let mut args = HostBuffer::get(args, "args")?.bytes(py).to_vec();
         let mut placed = Vec::with_capacity(arrays.len());
         for (offset, array) in &arrays {
             let host = HostBuffer::get(array, "an array argument")?;

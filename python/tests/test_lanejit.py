@@ -105,6 +105,8 @@ def test_arguments_are_checked():
         d.launch(k, engine="gpu")
     with pytest.raises(ValueError, match="grid"):
         d.launch(k, grid=(1, 2, 3, 4))
+    with pytest.raises(TypeError, match="budget"):
+        d.launch(k, grid=16, budget=-1)
     with pytest.raises(lanejit.Error) as e:
         d.launch(k, grid=0)
     assert e.value.status == 2
@@ -249,6 +251,11 @@ def test_constant_memory_traps_stores_and_copies_go_straight_into_arrays():
     raw = bytearray(128)
     d.read_into(buf, raw)
     assert np.frombuffer(raw, dtype=np.uint32).tolist() == [9] * 32
+    d.write(buf, bytes(128))
+    d.launch_packed(k, bytearray(np.uint64(buf).tobytes()))  # an argument block packed by hand, default options
+    assert d.read(buf, 128) == np.full(32, 9, dtype=np.uint32).tobytes()
+    with pytest.raises(lanejit.Error, match="grid"):
+        d.launch_packed(k, np.uint64(buf).tobytes(), [], {"grid": [0, 1, 1], "engine": "interp"})
     d.write(buf, np.arange(64, dtype=np.uint32)[::2])  # a strided view is written through a contiguous copy
     assert d.read(buf, 128) == np.arange(0, 64, 2, dtype=np.uint32).tobytes()
     with pytest.raises(TypeError, match="numpy array"):
