@@ -45,6 +45,7 @@ fn item<'py, T: FromPyObjectOwned<'py>>(options: Option<&Bound<'py, PyDict>>, ke
 }
 
 impl LaunchOptions {
+    /// The options in `options` (None: all defaults).
     fn from_dict(options: Option<&Bound<'_, PyDict>>) -> PyResult<LaunchOptions> {
         Ok(LaunchOptions {
             grid: item(options, "grid", [1, 1, 1])?,
@@ -58,9 +59,7 @@ impl LaunchOptions {
             cancel: item(options, "cancel", None)?,
         })
     }
-}
 
-impl LaunchOptions {
     /// The launch configuration (with no arguments yet): budget 0 takes the default, deadline None the
     /// default and 0 none, threads 0 one per core.
     fn config(&self) -> PyResult<LaunchConfig> {
