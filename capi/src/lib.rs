@@ -1,6 +1,6 @@
 //! The C ABI of lanejit: device memory, kernels from assembly text or bytes, launches with statistics and
 //! precise trap reports, for harnesses written in C, C++ or anything with a C foreign-function interface (the
-//! Python module in `python/` drives exactly these functions through `ctypes`).
+//! Python module in `python/` is a pyo3 extension over the same Rust API, with the same statuses).
 //!
 //! Conventions, the same for every function:
 //! - a function that can fail returns an [`LjStatus`] whose values are the `lanejit` command's exit codes

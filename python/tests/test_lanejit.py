@@ -1,5 +1,5 @@
 """The Python module against the engines: answers, statistics, traps as exceptions, bad input as errors.
-Run by the Rust test capi/tests/python.rs (in the virtual environment `.ci/run` makes)."""
+Run by `.ci/run` (in the virtual environment target/py-venv, after `maturin develop` built the extension)."""
 
 import pathlib
 
@@ -11,6 +11,19 @@ import lanejit
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VADD = (ROOT / "examples" / "vadd.s").read_text()
 ENGINES = ["interp", "jit", "auto"]
+TWICE = """
+    .kernel twice
+    .workgroup 32
+    .args 8
+        u.ld.b64 u4, u0, 0
+        wait sm=0
+        v.shl.i v1, v0, 2
+        ld.b32 v2, v1, u4, 0
+        wait vm=0
+        v.add v2, v2, v2
+        st.b32 v2, v1, u4, 0
+        end
+    """
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +105,8 @@ def test_arguments_are_checked():
         d.launch(k, engine="gpu")
     with pytest.raises(ValueError, match="grid"):
         d.launch(k, grid=(1, 2, 3, 4))
+    with pytest.raises(TypeError, match="budget"):
+        d.launch(k, grid=16, budget=-1)
     with pytest.raises(lanejit.Error) as e:
         d.launch(k, grid=0)
     assert e.value.status == 2
@@ -127,22 +142,9 @@ def test_the_readme_python_example_runs(monkeypatch, capsys):
 
 
 def test_a_strided_view_is_copied_in_and_back():
-    src = """
-    .kernel twice
-    .workgroup 32
-    .args 8
-        u.ld.b64 u4, u0, 0
-        wait sm=0
-        v.shl.i v1, v0, 2
-        ld.b32 v2, v1, u4, 0
-        wait vm=0
-        v.add v2, v2, v2
-        st.b32 v2, v1, u4, 0
-        end
-    """
     base = np.arange(64, dtype=np.uint32)
     view = base[::2]
-    lanejit.Device().launch(lanejit.assemble(src), args=[view])
+    lanejit.Device().launch(lanejit.assemble(TWICE), args=[view])
     assert base[::2].tolist() == [4 * i for i in range(32)] and base[1::2].tolist() == list(range(1, 64, 2))
 
 
@@ -152,7 +154,7 @@ def test_cancel_from_another_thread_stops_an_endless_launch():
     c = lanejit.Cancel()
     threading.Timer(0.05, c.cancel).start()
     with pytest.raises(lanejit.Trap) as e:
-        lanejit.Device().launch(k, deadline=0, cancel=c)
+        lanejit.Device().launch(k, deadline=30, cancel=c)  # bounded: a launch holding the GIL fails, not hangs
     assert e.value.kind == "Cancelled" and e.value.stats.retired > 0
 
 
@@ -167,3 +169,119 @@ def test_a_module_holds_kernels_by_name():
     assert e.value.kind == "UserTrap" and e.value.code == 5
     with pytest.raises(lanejit.Error, match="first"):
         lanejit.Module(".kernel first\n end\n")["third"]
+
+
+ENDLESS = "loop:\n v.add v3, v3, v0\n j loop\n"
+STORE_NINE = """
+    .kernel store
+    .workgroup 32
+    .args 8
+        u.ld.b64 u4, u0, 0
+        wait sm=0
+        v.shl.i v1, v0, 2
+        v.mov.k v2, 9
+        st.b32 v2, v1, u4, 0
+        end
+    """
+
+
+def test_a_read_only_array_is_read_but_not_written_back():
+    twice = lanejit.assemble(TWICE)
+    frozen = np.arange(32, dtype=np.uint32)
+    frozen.setflags(write=False)
+    lanejit.Device().launch(twice, args=[frozen])
+    assert frozen.tolist() == list(range(32))
+    a = np.arange(64, dtype=np.uint32)
+    a.setflags(write=False)
+    c = np.zeros(64, dtype=np.uint32)
+    lanejit.Device().launch(lanejit.assemble(VADD), args=[a, a, c, np.uint32(64)])
+    assert (c == 2 * a).all()
+
+
+def test_budget_and_deadline_stop_an_endless_kernel_each_with_its_own_kind():
+    k = lanejit.assemble(ENDLESS)
+    d = lanejit.Device()
+    with pytest.raises(lanejit.Trap) as e:
+        d.launch(k, budget=10_000, deadline=0, engine="interp")  # no deadline: the budget alone stops it
+    assert e.value.kind == "BudgetExceeded" and e.value.stats.retired >= 10_000
+    with pytest.raises(lanejit.Trap) as e:
+        d.launch(k, deadline=0.05)
+    assert e.value.kind == "DeadlineExceeded" and e.value.stats.elapsed >= 0.05
+    with pytest.raises(ValueError, match="deadline"):
+        d.launch(k, deadline=-1)
+
+
+def test_launches_release_the_gil_so_other_threads_run_and_launch():
+    import threading
+    import time
+    k = lanejit.assemble(ENDLESS)
+    d, c, kinds = lanejit.Device(), lanejit.Cancel(), []
+
+    def run():
+        try:
+            d.launch(k, deadline=30, cancel=c)  # a launch holding the GIL would end here, at its deadline
+        except lanejit.Trap as t:
+            kinds.append(t.kind)
+
+    workers = [threading.Thread(target=run) for _ in range(2)]
+    for w in workers:
+        w.start()
+    ticks, end = 0, time.monotonic() + 0.2
+    while time.monotonic() < end:
+        ticks += 1
+    assert not c.cancelled
+    c.cancel()
+    for w in workers:
+        w.join()
+    assert c.cancelled and kinds == ["Cancelled", "Cancelled"] and ticks > 1000
+
+
+def test_constant_memory_traps_stores_and_copies_go_straight_into_arrays():
+    d = lanejit.Device()
+    k = lanejit.assemble(STORE_NINE, "store.s")
+    const = d.alloc_const(np.arange(32, dtype=np.uint32))
+    with pytest.raises(lanejit.Trap) as e:
+        d.launch(k, args=[np.uint64(const)])  # a raw device address is a numpy scalar like any other
+    assert e.value.kind == "MemoryFault" and e.value.addresses[0] == const
+    out = np.zeros(32, dtype=np.uint32)
+    d.read_into(const, out)
+    assert out.tolist() == list(range(32))
+    buf = d.alloc(128)
+    d.launch(k, args=[np.uint64(buf)])
+    raw = bytearray(128)
+    d.read_into(buf, raw)
+    assert np.frombuffer(raw, dtype=np.uint32).tolist() == [9] * 32
+    d.write(buf, bytes(128))
+    d.launch_packed(k, bytearray(np.uint64(buf).tobytes()))  # an argument block packed by hand, default options
+    assert d.read(buf, 128) == np.full(32, 9, dtype=np.uint32).tobytes()
+    with pytest.raises(lanejit.Error, match="grid"):
+        d.launch_packed(k, np.uint64(buf).tobytes(), [], {"grid": [0, 1, 1], "engine": "interp"})
+    d.write(buf, np.arange(64, dtype=np.uint32)[::2])  # a strided view is written through a contiguous copy
+    assert d.read(buf, 128) == np.arange(0, 64, 2, dtype=np.uint32).tobytes()
+    with pytest.raises(TypeError, match="numpy array"):
+        d.write(buf, [1, 2, 3])
+    readonly = np.zeros(4, dtype=np.uint32)
+    readonly.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        d.read_into(buf, readonly)
+
+
+def test_errors_carry_the_c_abi_statuses():
+    assert issubclass(lanejit.Trap, lanejit.Error) and issubclass(lanejit.Error, ValueError)
+    with pytest.raises(lanejit.Error) as e:
+        lanejit.Device(capacity=1 << 20).alloc(1 << 30)
+    assert e.value.status == 3 and "exhausted" in str(e.value)
+    with pytest.raises(lanejit.Trap) as e:
+        lanejit.Device().launch(lanejit.assemble("trap 3\n"))
+    assert e.value.status == 1 and e.value.kind == "UserTrap" and e.value.code == 3
+    assert lanejit.__version__ and lanejit.LANES == 32
+
+
+def test_a_module_round_trips_through_elf_bytes():
+    m = lanejit.Module(".kernel first\n end\n.kernel second\n trap 5\n", "m.s")
+    again = lanejit.Module.from_bytes(m.to_elf())
+    assert again.names == ["first", "second"] and len(again) == 2 and "second" in again and "third" not in again
+    with pytest.raises(lanejit.Trap) as e:
+        lanejit.Device().launch(again["second"])
+    assert e.value.kind == "UserTrap" and e.value.code == 5
+    assert lanejit.Kernel.from_bytes(bytearray(lanejit.Module(VADD).to_elf())).name == "vadd"

@@ -1,0 +1,206 @@
+//! `lanejit.Device`: device memory, host copies straight between Python buffers and device memory, and
+//! launches run with the GIL released.
+
+use crate::host::HostBuffer;
+use crate::kernel::Kernel;
+use crate::{error, launch_error, Cancel, Stats, BAD_INPUT, FAILED};
+use lanejit::{Engine, LaunchConfig, LaunchError, LaunchStats};
+use pyo3::conversion::FromPyObjectOwned;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+/// Bytes of a device address in the argument block.
+const ADDRESS_BYTES: usize = 8;
+
+/// Device memory and launches. `capacity` is its address space in bytes (0: the default, 4 GiB reserved,
+/// pages committed when touched). The Python class `lanejit.Device` adds `launch` with numpy arguments.
+#[pyclass(frozen, subclass, module = "lanejit")]
+#[derive(Debug)]
+pub struct Device(lanejit::Device);
+
+/// A launch's settings besides its arguments, from a dict with `lanejit.Device.launch`'s keywords (grid and
+/// workgroup as three ints each); a key left out, or None for the whole dict, takes its default.
+pub struct LaunchOptions {
+    grid: [u32; 3],
+    workgroup: Option<[u32; 3]>,
+    engine: String,
+    budget: u64,
+    deadline: Option<f64>,
+    threads: usize,
+    shared_bytes: Option<u32>,
+    private_bytes: Option<u32>,
+    cancel: Option<Py<Cancel>>,
+}
+
+/// The value at `key` of `options`, or `default` when the key (or the dict) is missing; a value of the wrong
+/// type is an error naming the key.
+fn item<'py, T: FromPyObjectOwned<'py>>(options: Option<&Bound<'py, PyDict>>, key: &str, default: T) -> PyResult<T> {
+    let Some(value) = options.map(|o| o.get_item(key)).transpose()?.flatten() else {
+        return Ok(default);
+    };
+    value.extract::<T>().map_err(|e| PyTypeError::new_err(format!("launch option {key}: {}", Into::<PyErr>::into(e))))
+}
+
+impl LaunchOptions {
+    /// The options in `options` (None: all defaults).
+    fn from_dict(options: Option<&Bound<'_, PyDict>>) -> PyResult<LaunchOptions> {
+        Ok(LaunchOptions {
+            grid: item(options, "grid", [1, 1, 1])?,
+            workgroup: item(options, "workgroup", None)?,
+            engine: item(options, "engine", String::from("jit"))?,
+            budget: item(options, "budget", 0)?,
+            deadline: item(options, "deadline", None)?,
+            threads: item(options, "threads", 0)?,
+            shared_bytes: item(options, "shared_bytes", None)?,
+            private_bytes: item(options, "private_bytes", None)?,
+            cancel: item(options, "cancel", None)?,
+        })
+    }
+
+    /// The launch configuration (with no arguments yet): budget 0 takes the default, deadline None the
+    /// default and 0 none, threads 0 one per core.
+    fn config(&self) -> PyResult<LaunchConfig> {
+        let defaults = LaunchConfig::default();
+        let engine = match self.engine.as_str() {
+            "interp" => Engine::Interp,
+            "jit" => Engine::Jit,
+            "auto" => Engine::Auto,
+            other => return Err(PyValueError::new_err(format!("engine {other:?} is none of auto, interp, jit"))),
+        };
+        let deadline = match self.deadline {
+            None => defaults.deadline,
+            Some(0.0) => None,
+            Some(s) => Some(
+                Duration::try_from_secs_f64(s)
+                    .map_err(|_| PyValueError::new_err(format!("deadline {s} is not a number of seconds (0: none)")))?,
+            ),
+        };
+        Ok(LaunchConfig {
+            grid: self.grid,
+            workgroup: self.workgroup,
+            shared_bytes: self.shared_bytes,
+            private_bytes: self.private_bytes,
+            budget: if self.budget == 0 { defaults.budget } else { self.budget },
+            deadline,
+            engine,
+            threads: (self.threads != 0).then_some(self.threads),
+            cancel: self.cancel.as_ref().map(|c| c.get().0.clone()),
+            ..defaults
+        })
+    }
+}
+
+#[pymethods]
+impl Device {
+    #[new]
+    #[pyo3(signature = (capacity = 0))]
+    fn new(py: Python<'_>, capacity: u64) -> PyResult<Device> {
+        let device = if capacity == 0 { lanejit::Device::new() } else { lanejit::Device::with_capacity(capacity) };
+        device.map(Device).map_err(|e| error(py, FAILED, format!("cannot make the device: {e}")))
+    }
+
+    /// A zeroed buffer of `nbytes`; returns its device address.
+    fn alloc(&self, py: Python<'_>, nbytes: u64) -> PyResult<u64> {
+        self.0.alloc(nbytes).map(|a| a.addr).map_err(|e| error(py, FAILED, e))
+    }
+
+    /// A constant buffer (kernels may read it; a store to it traps) holding the bytes of `data`; returns its
+    /// device address.
+    fn alloc_const(&self, data: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let py = data.py();
+        let host = HostBuffer::get(data, "data")?;
+        self.0.alloc_const(host.bytes(py)).map(|a| a.addr).map_err(|e| error(py, FAILED, e))
+    }
+
+    /// Frees the buffer starting at `addr`; `Error` if no live buffer starts there.
+    fn free(&self, py: Python<'_>, addr: u64) -> PyResult<()> {
+        self.0.free(addr).map_err(|e| error(py, BAD_INPUT, e))
+    }
+
+    /// Copies the bytes of `data` (bytes, bytearray, memoryview or a C-contiguous numpy array) to `addr`; the
+    /// range must lie inside one live allocation.
+    fn write(&self, addr: u64, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = data.py();
+        let host = HostBuffer::get(data, "data")?;
+        self.0.write(addr, host.bytes(py)).map_err(|e| error(py, BAD_INPUT, e))
+    }
+
+    /// The `nbytes` bytes at `addr`, as `bytes`.
+    fn read<'py>(&self, py: Python<'py>, addr: u64, nbytes: usize) -> PyResult<Bound<'py, PyBytes>> {
+        PyBytes::new_with(py, nbytes, |out| self.0.read_into(addr, out).map_err(|e| error(py, BAD_INPUT, e)))
+    }
+
+    /// Copies device bytes at `addr` into `out` (a writable bytearray, memoryview or C-contiguous numpy array),
+    /// as many as it holds, straight into its memory.
+    fn read_into(&self, addr: u64, out: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = out.py();
+        let host = HostBuffer::get(out, "out")?;
+        host.fill(py, |bytes| self.0.read_into(addr, bytes))?.map_err(|e| error(py, BAD_INPUT, e))
+    }
+
+    /// Launches `kernel` with the argument block `args` (bytes-like) and waits for it, with the GIL released; returns
+    /// its `Stats` or raises `Trap`. Each `(offset, array)` of `arrays` is copied to a buffer of its own whose
+    /// address is written at `offset` of `args`, and copied back after the launch (also after a trap) unless it
+    /// is read-only; the buffers are freed afterwards. `options` is a dict of `Device.launch`'s keywords (grid
+    /// and workgroup as three ints each; None or a key left out: the default).
+    #[pyo3(signature = (kernel, args, arrays = Vec::new(), options = None))]
+    fn launch_packed(
+        &self,
+        kernel: &Bound<'_, Kernel>,
+        args: &Bound<'_, PyAny>,
+        arrays: Vec<(usize, Bound<'_, PyAny>)>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Stats> {
+        let py = kernel.py();
+        let device = &self.0;
+        let mut cfg = LaunchOptions::from_dict(options)?.config()?;
+        let mut args = HostBuffer::get(args, "args")?.bytes(py).to_vec();
+        let mut placed = Vec::with_capacity(arrays.len());
+        for (offset, array) in &arrays {
+            let host = HostBuffer::get(array, "an array argument")?;
+            let buffer = device.buffer(host.len().max(1) as u64).map_err(|e| error(py, FAILED, e))?;
+            device.write(buffer.addr(), host.bytes(py)).map_err(|e| error(py, FAILED, e))?;
+            let block_len = args.len();
+            let slot = offset.checked_add(ADDRESS_BYTES).and_then(|end| args.get_mut(*offset..end));
+            let slot = slot.ok_or_else(|| {
+                PyValueError::new_err(format!("array offset {offset} lies past the {block_len}-byte argument block"))
+            })?;
+            slot.copy_from_slice(&buffer.addr().to_le_bytes());
+            placed.push((buffer, host));
+        }
+        cfg.args = args;
+        let kernel = &kernel.get().0;
+        let result = py.detach(|| launch_catching_panics(device, kernel, &cfg));
+        let ran = matches!(result, Ok(Ok(_)) | Ok(Err(LaunchError::Trap { .. })));
+        if ran {
+            for (buffer, host) in placed.iter().filter(|(_, host)| !host.readonly()) {
+                host.fill(py, |out| device.read_into(buffer.addr(), out))?.map_err(|e| error(py, FAILED, e))?;
+            }
+        }
+        match result {
+            Ok(Ok(stats)) => Ok(Stats::from(&stats)),
+            Ok(Err(e)) => Err(launch_error(py, e)),
+            Err(panic) => Err(error(py, FAILED, format!("internal error (please report): {panic}"))),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Device(capacity={})", self.0.arena.capacity())
+    }
+}
+
+/// `device.launch`, with a panic (a bug in lanejit) turned into its message, as the C ABI does: the caller
+/// gets `Error` with status 3 instead of pyo3's `PanicException`.
+fn launch_catching_panics(
+    device: &lanejit::Device,
+    kernel: &lanejit::Kernel,
+    cfg: &LaunchConfig,
+) -> Result<Result<LaunchStats, LaunchError>, String> {
+    catch_unwind(AssertUnwindSafe(|| device.launch(kernel, cfg))).map_err(|panic| {
+        let text = panic.downcast_ref::<&str>().map(|s| s.to_string());
+        text.or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default()
+    })
+}
