@@ -47,7 +47,6 @@ pub fn insn_variant(m: &Spec, i: &Insn) -> String {
 /// is read or written, where its bits lie, and its default when it may be omitted.
 pub fn operand_field(kinds: &[Kind], op: &Operand, reg: Option<&RegFact>) -> String {
     let k = kind_of(kinds, &op.kind);
-    let msb = op.field.lsb + k.def.bits - 1;
     let mut text = format!(
         "Operand `{}`, kind `{}`: {}{}",
         op.name,
@@ -58,19 +57,37 @@ pub fn operand_field(kinds: &[Kind], op: &Operand, reg: Option<&RegFact>) -> Str
     if let Some(r) = reg {
         text += &format!("; {}", direction(r));
     }
-    text += &format!(". Encoded in bits `[{msb}:{}]`", op.field.lsb);
-    if op.field.name != op.name || op.field.width() != k.def.bits {
-        text += &format!(" (field `{}`, bits `[{}:{}]`)", op.field.name, op.field.msb, op.field.lsb);
-    }
-    text += ".";
-    if let Some(d) = &k.def.default {
-        let d = match d {
-            Scalar::Int(v) => v.to_string(),
-            Scalar::Str(s) => s.clone(),
-        };
-        text += &format!(" Optional in assembly (keyword operand), default `{d}`.");
+    text += &format!(". {}.", placement(k, op));
+    match (&k.def.default, k.def.class.as_str()) {
+        (Some(_), "flag") => text += " Optional in assembly: absent unless written.",
+        (Some(d), _) => {
+            let d = match d {
+                Scalar::Int(v) => v.to_string(),
+                Scalar::Str(s) => s.clone(),
+            };
+            text += &format!(" Optional in assembly (keyword operand), default `{d}`.");
+        }
+        (None, _) => {}
     }
     text
+}
+
+/// Where an operand's bits lie: its own field, another field (`imm:u6@rs1`), or the low bits of a wider
+/// field whose high bits are reserved.
+fn placement(k: &Kind, op: &Operand) -> String {
+    let f = &op.field;
+    let msb = f.lsb + k.def.bits - 1;
+    let bits = if msb == f.lsb { format!("bit {msb}") } else { format!("bits `[{msb}:{}]`", f.lsb) };
+    if f.width() > k.def.bits {
+        format!(
+            "Encoded in {bits}, the low {} of field `{}` (`[{}:{}]`; its higher bits must be zero)",
+            k.def.bits, f.name, f.msb, f.lsb
+        )
+    } else if f.name != op.name {
+        format!("Encoded in field `{}`, {bits}", f.name)
+    } else {
+        format!("Encoded in {bits}")
+    }
 }
 
 /// What the carried number counts, where it differs from the encoded field.
@@ -125,10 +142,18 @@ pub fn counter(m: &Spec, c: &str) -> String {
         .filter(|i| i.def.latency != latency && i.def.en.contains(&instead))
         .map(|i| i.def.mnemonic.as_str())
         .collect();
-    let mut text = format!("Wait counter `{c}`: the latency of {} instructions{}", named.len(), examples(&named));
+    let mut text = if named.is_empty() {
+        format!("Wait counter `{c}`: no instruction's latency names it")
+    } else {
+        format!(
+            "Wait counter `{c}`: raised by the {} instructions whose latency names it{}",
+            named.len(),
+            examples(&named)
+        )
+    };
     if !by_text.is_empty() {
         text += &format!(
-            ", and raised instead of their own counter by {} more for some operands (their text says when){}",
+            "; {} instructions raise it instead of their own counter for some operand values, as their text says{}",
             by_text.len(),
             examples(&by_text)
         );
