@@ -53,7 +53,7 @@ pub struct HostRegion {
     pub lo: u64,
     /// Length of the region in bytes.
     pub len: u64,
-    /// Host address of guest byte `lo`; valid for `len` bytes while the memory is not resized or freed.
+    /// Host address of guest byte `lo`; the region's other `len - 1` bytes follow it.
     pub host: *mut u8,
 }
 
