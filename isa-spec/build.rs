@@ -8,6 +8,8 @@ mod expr;
 mod facts;
 #[path = "build/gen.rs"]
 mod gen;
+#[path = "build/gen_docs.rs"]
+mod gen_docs;
 #[path = "build/model.rs"]
 mod model;
 
@@ -27,8 +29,14 @@ fn main() {
                     println!("cargo:warning=format {} is not used by any instruction yet", f.name);
                 }
             }
-            let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("isa_generated.rs");
-            std::fs::write(out, gen::generate(&spec)).expect("write generated code");
+            let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+            // Written to a new file and renamed over the old one, never rewritten in place: a target directory
+            // whose files are hard links shared with another checkout's (`cp -l`) must not have the other
+            // checkout's generated code changed under it, nor get it back from that checkout's builds.
+            let tmp = out_dir.join("isa_generated.rs.tmp");
+            let _ = std::fs::remove_file(&tmp);
+            std::fs::write(&tmp, gen::generate(&spec)).expect("write generated code");
+            std::fs::rename(&tmp, out_dir.join("isa_generated.rs")).expect("move generated code into place");
         }
         Err(e) => {
             eprintln!("error in the ISA spec: {e}");

@@ -17,11 +17,17 @@ use std::cmp::Ordering;
 /// Compare condition (the low three bits of the C/CU function field, in the same order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cond {
+    /// Equal (false when unordered).
     Eq,
+    /// Not equal (true when unordered).
     Ne,
+    /// Less than.
     Lt,
+    /// Less than or equal.
     Le,
+    /// Greater than.
     Gt,
+    /// Greater than or equal.
     Ge,
     /// Ordered: neither operand is NaN.
     O,
@@ -47,10 +53,12 @@ impl Cond {
     }
 }
 
+/// Order of two words read as signed 32-bit integers (always ordered).
 pub fn ord_i32(a: u32, b: u32) -> Option<Ordering> {
     Some((a as i32).cmp(&(b as i32)))
 }
 
+/// Order of two words read as unsigned 32-bit integers (always ordered).
 pub fn ord_u32(a: u32, b: u32) -> Option<Ordering> {
     Some(a.cmp(&b))
 }
@@ -72,14 +80,17 @@ fn ord_float<F: Fmt>(a: u64, b: u64) -> Option<Ordering> {
     Some(key(a).cmp(&key(b)))
 }
 
+/// IEEE order of two f16 bit patterns (`None` if either is NaN; -0 == +0).
 pub fn ord_f16(a: u16, b: u16) -> Option<Ordering> {
     ord_float::<H>(a as u64, b as u64)
 }
 
+/// IEEE order of two f32 bit patterns (`None` if either is NaN; -0 == +0).
 pub fn ord_f32(a: u32, b: u32) -> Option<Ordering> {
     ord_float::<S>(a as u64, b as u64)
 }
 
+/// IEEE order of two f64 bit patterns (`None` if either is NaN; -0 == +0).
 pub fn ord_f64(a: u64, b: u64) -> Option<Ordering> {
     ord_float::<D>(a, b)
 }
@@ -107,14 +118,17 @@ fn class_of<F: Fmt>(x: u64) -> u32 {
     }
 }
 
+/// RISC-V fclass number (0..=9) of an f16 bit pattern; see `class_of` for the numbering.
 pub fn class_f16(x: u16) -> u32 {
     class_of::<H>(x as u64)
 }
 
+/// RISC-V fclass number (0..=9) of an f32 bit pattern; see `class_of` for the numbering.
 pub fn class_f32(x: u32) -> u32 {
     class_of::<S>(x as u64)
 }
 
+/// RISC-V fclass number (0..=9) of an f64 bit pattern; see `class_of` for the numbering.
 pub fn class_f64(x: u64) -> u32 {
     class_of::<D>(x)
 }
@@ -122,6 +136,8 @@ pub fn class_f64(x: u64) -> u32 {
 /// The CI class forms hold classes 0-7 only; `classn` adds both NaN classes (8, 9).
 const NAN_CLASSES: u32 = 0x300;
 
+/// Executes one compare-group instruction on the wave in `cx` (a compare writes its uniform lane mask; a half
+/// operation writes vector lanes under EXEC).
 pub fn exec(cx: &mut Ctx, i: &CmpInsn) -> Result<Flow, Trap> {
     use CmpInsn::*;
     use Cond::*;

@@ -8,6 +8,7 @@ use crate::ctx::{Ctx, Flow};
 use crate::trap::{Trap, TrapKind};
 use lanejit_isa::{CtrlInsn, UReg};
 
+/// Executes one control or system instruction: returns the flow (jump, end, barrier) or the trap it raises.
 pub fn exec(cx: &mut Ctx, i: &CtrlInsn) -> Result<Flow, Trap> {
     use CtrlInsn::*;
     match *i {

@@ -10,9 +10,11 @@ use lanejit_isa::{decode_at, DecodeError, Insn};
 /// What the wave does after an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
+    /// Continue with the next instruction in sequence.
     Next,
     /// Continue at this byte address.
     Jump(u32),
+    /// The wave has ended (`end`); the pc stays at the ending instruction.
     End,
     /// Wait at a workgroup barrier, then continue with the next instruction.
     Barrier,
@@ -21,25 +23,35 @@ pub enum Flow {
 /// Read-only facts about the wave's place in the launch (the CSRs and the ABI registers come from here).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WaveEnv {
+    /// This wave's index in its workgroup, from 0 (CSR `wave_id`).
     pub wave_id: u32,
+    /// Waves in the workgroup (CSR `wave_count`).
     pub wave_count: u32,
+    /// Workgroup size in threads, x y z (CSRs `wg_size_x/y/z`).
     pub wg_size: [u32; 3],
+    /// Grid size in workgroups, x y z (CSRs `grid_x/y/z`).
     pub grid: [u32; 3],
+    /// This wave's workgroup id, x y z (the runtime puts it in u2..u4 at wave start).
     pub wg_id: [u32; 3],
 }
 
 /// A kernel's code, decoded once at every word offset (so a jump into the middle of a 64-bit instruction
 /// decodes what is there, like hardware would).
 pub struct Code {
+    /// The code words, in address order.
     pub words: Vec<u32>,
+    /// For each word index: the instruction starting there with its length in bytes, or why it is illegal.
     pub decoded: Vec<Result<(Insn, u32), DecodeError>>,
 }
 
 impl Code {
+    /// Decodes `words` at every word offset; an illegal instruction is kept as its error and traps only if
+    /// it is fetched.
     pub fn new(words: Vec<u32>) -> Code {
         let decoded = (0..words.len()).map(|i| decode_at(&words, i).map(|(insn, n)| (insn, n as u32 * 4))).collect();
         Code { words, decoded }
     }
+    /// Size of the code in bytes.
     pub fn len_bytes(&self) -> u32 {
         self.words.len() as u32 * 4
     }
@@ -61,8 +73,11 @@ impl Code {
 
 /// Everything a handler may touch while executing one instruction.
 pub struct Ctx<'a> {
+    /// The executing wave's registers, EXEC, PC and fcsr.
     pub w: &'a mut WaveState,
+    /// The memory the wave sees (global, constant, its workgroup's shared, its lanes' private).
     pub mem: &'a mut dyn Memory,
+    /// The wave's place in the launch.
     pub env: &'a WaveEnv,
     /// Address of the executing instruction.
     pub pc: u32,
@@ -73,9 +88,11 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// A trap of `kind` at the executing instruction, with `detail` as its message.
     pub fn trap(&self, kind: TrapKind, detail: impl Into<String>) -> Trap {
         Trap::new(kind, self.pc, detail)
     }
+    /// An `IllegalInsn` trap at the executing instruction.
     pub fn illegal(&self, detail: impl Into<String>) -> Trap {
         Trap::illegal(self.pc, detail)
     }

@@ -23,6 +23,7 @@ pub fn step(cx: &mut Ctx, insn: &Insn) -> Result<Flow, Trap> {
 /// Why `run` returned without a trap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
+    /// The wave executed `end`.
     End,
     /// At a barrier; `w.pc` is already the instruction after it.
     Barrier,
@@ -32,6 +33,7 @@ pub enum Stop {
 
 /// Observes every retired instruction (for `--trace`); `before` is the state before it executed.
 pub trait Tracer {
+    /// Called after the instruction at `pc` retired; `after` is the state it left (pc already advanced).
     fn retired(&mut self, pc: u32, insn: &Insn, before: &WaveState, after: &WaveState);
 }
 

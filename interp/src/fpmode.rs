@@ -5,8 +5,11 @@
 use crate::fp::{FpMode, Round};
 use lanejit_isa::Rm;
 
+/// fcsr bits 2:0: the rounding mode, in the `rm` operand's encoding.
 pub const FCSR_RM_MASK: u32 = 0b111;
+/// fcsr bit 3: subnormal f32 inputs and results become signed zeros.
 pub const FCSR_FLUSH32: u32 = 1 << 3;
+/// fcsr bit 4: subnormal f16 inputs and results become signed zeros.
 pub const FCSR_FLUSH16: u32 = 1 << 4;
 /// Bits of fcsr that hold state; the rest read as zero.
 pub const FCSR_WRITABLE: u32 = FCSR_RM_MASK | FCSR_FLUSH32 | FCSR_FLUSH16;

@@ -4,6 +4,8 @@
 //! group (the same split as `isa-spec/groups/`). They run over pre-decoded instructions; both this crate and
 //! the JIT match the generated enums exhaustively.
 
+#![deny(missing_docs)]
+
 pub mod ctx;
 pub mod exec;
 pub mod fp;

@@ -14,6 +14,7 @@ pub enum MemFault {
 }
 
 impl MemFault {
+    /// A short phrase for trap messages.
     pub fn describe(self) -> &'static str {
         match self {
             MemFault::OutOfBounds => "outside every allocation",
@@ -48,8 +49,11 @@ pub trait Memory {
 /// Guest bytes `[lo, lo + len)` live at host address `host` onwards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostRegion {
+    /// First guest address of the region.
     pub lo: u64,
+    /// Length of the region in bytes.
     pub len: u64,
+    /// Host address of guest byte `lo`; the region's other `len - 1` bytes follow it.
     pub host: *mut u8,
 }
 

@@ -13,10 +13,15 @@ pub const FULL_EXEC: u32 = u32::MAX;
 #[derive(Clone, PartialEq, Eq, Debug)]
 #[repr(C, align(64))]
 pub struct WaveState {
+    /// The vector registers v0..v127, one value per lane.
     pub v: [Lanes; VREGS],
+    /// The uniform registers u0..u63, one value per wave.
     pub u: [u32; UREGS],
+    /// The execution mask: bit i set = lane i is active.
     pub exec: u32,
+    /// Byte address of the next instruction.
     pub pc: u32,
+    /// The float control and status register (rounding mode and denormal flushes; see `fpmode`).
     pub fcsr: u32,
     /// Instructions retired by this wave (the `retired` CSR; `cycle` reads it too, so that runs are deterministic).
     pub retired: u64,
@@ -37,14 +42,17 @@ pub fn lane_on(mask: u32, lane: usize) -> bool {
 }
 
 impl WaveState {
+    /// The lanes of vector register `r`.
     #[inline]
     pub fn vr(&self, r: VReg) -> &Lanes {
         &self.v[r.idx()]
     }
+    /// The value of uniform register `r`.
     #[inline]
     pub fn ur(&self, r: UReg) -> u32 {
         self.u[r.idx()]
     }
+    /// Sets uniform register `r` to `x`.
     #[inline]
     pub fn set_u(&mut self, r: UReg, x: u32) {
         self.u[r.idx()] = x;
@@ -117,6 +125,7 @@ impl WaveState {
         self.u[r.idx()] as u64 | (self.u[r.idx() + 1] as u64) << 32
     }
 
+    /// Sets the even-aligned uniform pair starting at `r` to `x` (low word in `r`).
     pub fn set_u64_pair(&mut self, r: UReg, x: u64) {
         self.u[r.idx()] = x as u32;
         self.u[r.idx() + 1] = (x >> 32) as u32;

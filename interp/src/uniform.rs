@@ -7,6 +7,7 @@ use crate::fpmode::{FCSR_RM_MASK, FCSR_WRITABLE};
 use crate::trap::Trap;
 use lanejit_isa::{Csr, UReg, UniformInsn, LANES};
 
+/// Executes one uniform-ALU instruction on the wave in `cx` (uniform registers, EXEC, CSRs).
 pub fn exec(cx: &mut Ctx, i: &UniformInsn) -> Result<Flow, Trap> {
     use UniformInsn::*;
     match *i {

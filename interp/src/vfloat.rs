@@ -12,6 +12,7 @@ use crate::state::Lanes;
 use crate::trap::Trap;
 use lanejit_isa::{Rm, VReg, VfloatInsn, LANES};
 
+/// Executes one vector float instruction on the active lanes of the wave in `cx`.
 pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
     use VfloatInsn::*;
     let fcsr = cx.w.fcsr;

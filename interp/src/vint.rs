@@ -8,6 +8,7 @@ use crate::state::Lanes;
 use crate::trap::Trap;
 use lanejit_isa::{UReg, VReg, VintInsn, LANES};
 
+/// Executes one vector integer instruction on the active lanes of the wave in `cx`.
 pub fn exec(cx: &mut Ctx, i: &VintInsn) -> Result<Flow, Trap> {
     use VintInsn::*;
     match *i {

@@ -10,6 +10,7 @@ use lanejit_isa::{UReg, VReg, XlaneInsn, LANES};
 /// Lane mask covering every lane index (used to keep indices inside the wave).
 const LANE_MASK: u32 = LANES as u32 - 1;
 
+/// Executes one cross-lane instruction on the wave in `cx`.
 pub fn exec(cx: &mut Ctx, i: &XlaneInsn) -> Result<Flow, Trap> {
     use XlaneInsn::*;
     match *i {

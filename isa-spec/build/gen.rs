@@ -2,6 +2,7 @@
 //! the decoder, encoder, assembler and disassembler in `src/` are generic over the tables.
 
 use crate::facts::{Facts, Space, When, Width, SPACE_KIND};
+use crate::gen_docs;
 use crate::model::*;
 use std::fmt::Write;
 
@@ -81,6 +82,8 @@ pub fn generate(m: &Model) -> String {
 }
 
 fn gen_formats(m: &Model, o: &mut String) {
+    o.push_str("/// The instruction formats of `formats.yaml`, in its order: bit map and fields of each encoding.\n");
+    o.push_str("/// [`InsnInfo::format`] indexes this table.\n");
     writeln!(o, "pub static FORMATS: [FormatInfo; {}] = [", m.formats.len()).unwrap();
     for f in &m.formats {
         let fields: Vec<String> = f
@@ -104,6 +107,8 @@ fn gen_formats(m: &Model, o: &mut String) {
 }
 
 fn gen_kinds(m: &Model, o: &mut String) {
+    o.push_str("/// The operand kinds of `operand_kinds.yaml`, in its order: how each kind's bits become a value.\n");
+    o.push_str("/// [`OperandInfo::kind`] indexes this table.\n");
     writeln!(o, "pub static KINDS: [KindInfo; {}] = [", m.kinds.len()).unwrap();
     for k in &m.kinds {
         let values: Vec<String> = k
@@ -133,24 +138,33 @@ fn gen_kinds(m: &Model, o: &mut String) {
     for k in m.kinds.iter().filter(|k| k.def.class == "enum") {
         let ty = enum_type(&k.name);
         let vals = &k.def.values.as_ref().unwrap().0;
-        writeln!(o, "/// {}\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum {ty} {{", k.def.doc).unwrap();
+        writeln!(
+            o,
+            "/// Operand kind `{}`: {} ({}-bit field).\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum {ty} {{",
+            k.name,
+            gen_docs::escape(&k.def.doc),
+            k.def.bits
+        )
+        .unwrap();
         for (n, v) in vals {
+            o.push_str(&gen_docs::doc_lines("    ", &gen_docs::kind_value(k, n, *v)));
             writeln!(o, "    {} = {v},", value_variant(&k.name, n)).unwrap();
         }
         o.push_str("}\n");
         writeln!(
             o,
-            "impl {ty} {{\n    pub const ALL: [{ty}; {}] = [{}];",
+            "impl {ty} {{\n    /// Every value of the kind, in the YAML's order.\n    pub const ALL: [{ty}; {}] = [{}];",
             vals.len(),
             vals.iter().map(|(n, _)| format!("{ty}::{}", value_variant(&k.name, n))).collect::<Vec<_>>().join(", ")
         )
         .unwrap();
+        o.push_str("    /// The value encoded as `raw`, or `None` for an encoding the kind does not list (illegal).\n");
         o.push_str("    pub fn from_raw(raw: u32) -> Option<Self> {\n        match raw {\n");
         for (n, v) in vals {
             writeln!(o, "            {v} => Some({ty}::{}),", value_variant(&k.name, n)).unwrap();
         }
         o.push_str(
-            "            _ => None,\n        }\n    }\n    pub fn name(self) -> &'static str {\n        match self {\n",
+            "            _ => None,\n        }\n    }\n    /// The value's assembly spelling, as the YAML names it.\n    pub fn name(self) -> &'static str {\n        match self {\n",
         );
         for (n, _) in vals {
             writeln!(o, "            {ty}::{} => {n:?},", value_variant(&k.name, n)).unwrap();
@@ -171,6 +185,7 @@ fn gen_flags_counters(m: &Model, o: &mut String) {
         writeln!(o, "    /// {doc}\n    pub const {}: Flags = Flags(1 << {i});", n.to_ascii_uppercase()).unwrap();
     }
     o.push_str("}\n");
+    o.push_str("/// (name, meaning) of every instruction flag, in bit order: flag `i` is `Flags(1 << i)`.\n");
     writeln!(
         o,
         "pub static FLAG_NAMES: [(&str, &str); {}] = [{}];",
@@ -178,11 +193,18 @@ fn gen_flags_counters(m: &Model, o: &mut String) {
         m.flags.iter().map(|(n, d)| format!("({n:?}, {d:?})")).collect::<Vec<_>>().join(", ")
     )
     .unwrap();
-    o.push_str("/// Wait counters.\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Counter {\n");
+    o.push_str(
+        "/// Wait counters (`operand_kinds.yaml` `counters`): an instruction whose latency is `counter:C` raises\n",
+    );
+    o.push_str(
+        "/// counter C until its result is ready, and `wait` blocks until chosen counters fall to given values.\n",
+    );
+    o.push_str("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Counter {\n");
     for c in &m.counters {
+        o.push_str(&gen_docs::doc_lines("    ", &gen_docs::counter(m, c)));
         writeln!(o, "    {},", camel(c)).unwrap();
     }
-    o.push_str("}\nimpl Counter {\n    pub const ALL: [Counter; ");
+    o.push_str("}\nimpl Counter {\n    /// Every counter, in the YAML's order.\n    pub const ALL: [Counter; ");
     writeln!(
         o,
         "{}] = [{}];",
@@ -190,11 +212,13 @@ fn gen_flags_counters(m: &Model, o: &mut String) {
         m.counters.iter().map(|c| format!("Counter::{}", camel(c))).collect::<Vec<_>>().join(", ")
     )
     .unwrap();
+    o.push_str("    /// The counter's name in the YAML and in assembly (`wait vm=0`).\n");
     o.push_str("    pub fn name(self) -> &'static str {\n        match self {\n");
     for c in &m.counters {
         writeln!(o, "            Counter::{} => {c:?},", camel(c)).unwrap();
     }
     o.push_str("        }\n    }\n}\n\n");
+    o.push_str("/// The instruction groups, one per `groups/*.yaml` file in file-name order.\n");
     writeln!(o, "pub static GROUPS: [GroupInfo; {}] = [", m.groups.len()).unwrap();
     for (n, name, title, unit) in &m.groups {
         writeln!(o, "  GroupInfo {{ number: {n}, name: {name:?}, title: {title:?}, unit: {unit:?} }},").unwrap();
@@ -228,6 +252,7 @@ fn gen_float_modes(m: &Model, o: &mut String) {
         .iter()
         .map(|(n, d)| format!("FloatModeInfo {{ name: {n:?}, fcsr_mask: {:#x}, doc: {:?} }}", d.mask, d.doc))
         .collect();
+    o.push_str("/// The fcsr float-mode fields, in bit order of `FloatModes`: name, fcsr mask and meaning.\n");
     writeln!(o, "pub static FLOAT_MODES: [FloatModeInfo; {}] = [{}];\n", rows.len(), rows.join(", ")).unwrap();
 }
 
@@ -330,6 +355,8 @@ fn fact_fields(i: &Insn) -> String {
 }
 
 fn gen_insn_table(m: &Model, o: &mut String) {
+    o.push_str("/// Every instruction of `groups/*.yaml`, in file order: encoding, operands, timing and facts.\n");
+    o.push_str("/// [`InsnId`] indexes this table.\n");
     writeln!(o, "pub static INSNS: [InsnInfo; {}] = [", m.insns.len()).unwrap();
     for i in &m.insns {
         let fmt_idx = m.formats.iter().position(|f| f.name == i.def.format).unwrap();
@@ -387,34 +414,26 @@ fn gen_enums(m: &Model, o: &mut String) {
         )
         .unwrap();
         for i in m.insns.iter().filter(|i| &i.group_name == gname) {
-            let fields: Vec<String> = i
-                .operands
-                .iter()
-                .map(|op| format!("{}: {}", op.name, rust_type(kind_of(&m.kinds, &op.kind))))
-                .collect();
-            // The `en` text is prose with brackets and angle brackets (`<field>`): escaped, rustdoc reads
-            // neither as a link nor as HTML.
-            let doc = i
-                .def
-                .en
-                .replace('\n', " ")
-                .replace('[', "\\[")
-                .replace(']', "\\]")
-                .replace('<', "&lt;")
-                .replace('>', "&gt;");
-            writeln!(o, "    /// `{} {}`: {doc}", i.def.mnemonic, i.def.syntax).unwrap();
-            if fields.is_empty() {
+            o.push_str(&gen_docs::doc_lines("    ", &gen_docs::insn_variant(m, i)));
+            if i.operands.is_empty() {
                 writeln!(o, "    {},", camel(&i.def.mnemonic)).unwrap();
-            } else {
-                writeln!(o, "    {} {{ {} }},", camel(&i.def.mnemonic), fields.join(", ")).unwrap();
+                continue;
             }
+            writeln!(o, "    {} {{", camel(&i.def.mnemonic)).unwrap();
+            for (op, reg) in i.operands.iter().zip(&i.facts.regs) {
+                o.push_str(&gen_docs::doc_lines("        ", &gen_docs::operand_field(&m.kinds, op, reg.as_ref())));
+                writeln!(o, "        {}: {},", op.name, rust_type(kind_of(&m.kinds, &op.kind))).unwrap();
+            }
+            o.push_str("    },\n");
         }
         o.push_str("}\n\n");
     }
     o.push_str(
         "/// A decoded instruction, by group.\n#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Insn {\n",
     );
-    for (_, gname, _, _) in &m.groups {
+    for (n, gname, title, _) in &m.groups {
+        let count = m.insns.iter().filter(|i| &i.group_name == gname).count();
+        writeln!(o, "    /// Group {n} `{gname}` ({count} instructions): {}", gen_docs::escape(title)).unwrap();
         writeln!(o, "    {}({}Insn),", camel(gname), camel(gname)).unwrap();
     }
     o.push_str("}\n\nimpl Insn {\n    /// The table row of this instruction.\n    pub fn id(&self) -> InsnId {\n        match self {\n");

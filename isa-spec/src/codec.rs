@@ -10,26 +10,36 @@ use std::fmt;
 pub enum Illegal {
     /// The all-zero word (opcode 0) is never an instruction.
     ZeroOpcode,
+    /// No instruction has this 7-bit opcode.
     UnknownOpcode(u8),
     /// The opcode is known, but no instruction has these function-field values.
     UnknownFunction {
+        /// The word's opcode.
         opcode: u8,
     },
     /// Bits that must be zero are set.
     ReservedBits {
+        /// The instruction whose opcode and function fields the word matches.
         mnemonic: &'static str,
+        /// The reserved bits that are set (of the whole one- or two-word value).
         bits: u64,
     },
-    /// An enum operand holds an unlisted value.
+    /// An enum operand holds an unlisted value (or an image component mask is 0).
     BadEnum {
+        /// The instruction the word encodes.
         mnemonic: &'static str,
+        /// The operand's name in the syntax.
         operand: &'static str,
+        /// The encoded value found in its field.
         value: u32,
     },
     /// A register-pair operand names an odd register.
     OddPair {
+        /// The instruction the word encodes.
         mnemonic: &'static str,
+        /// The operand's name in the syntax.
         operand: &'static str,
+        /// The odd register number found.
         reg: u32,
     },
     /// A 64-bit instruction whose second word lies past the end of the code.
@@ -58,8 +68,11 @@ impl fmt::Display for Illegal {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("illegal instruction at pc {pc:#x} (word {word:#010x}): {reason}")]
 pub struct DecodeError {
+    /// Byte address of the instruction in the code.
     pub pc: u32,
+    /// The instruction's raw value: one word, or two with the first word low.
     pub word: u64,
+    /// Why it is illegal.
     pub reason: Illegal,
 }
 
@@ -126,11 +139,14 @@ pub fn decode_at(code: &[u32], at: usize) -> Result<(Insn, usize), DecodeError> 
 /// An encoded instruction: `raw` holds `words` 32-bit words, low word first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Encoded {
+    /// The instruction's bits; the high word is 0 for a one-word instruction.
     pub raw: u64,
+    /// Length in 32-bit words: 1 or 2.
     pub words: u32,
 }
 
 impl Encoded {
+    /// Appends the instruction's words to `out`, low word first.
     pub fn push_to(&self, out: &mut Vec<u32>) {
         out.push(self.raw as u32);
         if self.words == 2 {

@@ -14,28 +14,69 @@
 use crate::asm::{KernelMeta, Program, MAX_CODE_WORDS, MAX_NAME_BYTES};
 use std::collections::BTreeMap;
 
+/// The first four bytes of a container file.
 pub const MAGIC: [u8; 4] = *b"LJK1";
 /// Bytes before the name: the magic and nine u32 fields.
 pub const HEADER_BYTES: usize = 4 + 9 * 4;
 
+/// Why bytes are not a readable kernel file.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ContainerError {
+    /// The file does not start with [`MAGIC`].
     #[error("not a lanejit kernel: bad magic {found:02x?} (expected \"LJK1\")")]
-    BadMagic { found: Vec<u8> },
+    BadMagic {
+        /// The first (up to four) bytes found.
+        found: Vec<u8>,
+    },
+    /// The file ends inside the header, the name or the code.
     #[error("truncated {what}: needs {needed} bytes, the file has {got}")]
-    Truncated { what: &'static str, needed: u64, got: u64 },
+    Truncated {
+        /// The part that is cut short.
+        what: &'static str,
+        /// Bytes the file needs to hold it.
+        needed: u64,
+        /// Bytes the file has.
+        got: u64,
+    },
+    /// The header size field is not [`HEADER_BYTES`] (another version of the format).
     #[error("header size field is {declared}, expected {HEADER_BYTES}")]
-    HeaderSize { declared: u32 },
+    HeaderSize {
+        /// The header size the file states.
+        declared: u32,
+    },
+    /// The file is longer than its header, name and code (trailing bytes).
     #[error("sizes inconsistent: header, name and code take {expected} bytes but the file has {got}")]
-    SizeMismatch { expected: u64, got: u64 },
+    SizeMismatch {
+        /// Bytes the header's sizes account for.
+        expected: u64,
+        /// Bytes the file has.
+        got: u64,
+    },
+    /// The kernel name is not valid UTF-8.
     #[error("kernel name is not UTF-8 (invalid byte at offset {valid_up_to} of the name)")]
-    NameNotUtf8 { valid_up_to: usize },
+    NameNotUtf8 {
+        /// Offset in the name of the first invalid byte.
+        valid_up_to: usize,
+    },
+    /// A size field is past its limit ([`MAX_NAME_BYTES`], [`MAX_CODE_WORDS`]).
     #[error("{what} of {value} exceeds the limit of {max}")]
-    TooLarge { what: &'static str, value: u64, max: u64 },
+    TooLarge {
+        /// The size that is too large.
+        what: &'static str,
+        /// Its value.
+        value: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The launch metadata break a limit of the launch model (`KernelMeta::validate`'s message).
     #[error("bad metadata: {0}")]
     BadMeta(String),
+    /// A file without the magic, read as raw code, whose length is not a multiple of 4.
     #[error("raw code file of {len} bytes is not a whole number of 32-bit words")]
-    NotWords { len: usize },
+    NotWords {
+        /// The file's length in bytes.
+        len: usize,
+    },
 }
 
 /// Serialises a program (labels are not stored).

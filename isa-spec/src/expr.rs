@@ -15,8 +15,11 @@ pub enum WOp {
     Pop(u8),
     /// Pushes a property of enum operand i (`dim.coords`): the table maps each encoded value to the property.
     Prop(u8, &'static [(i64, i64)]),
+    /// Pops b, a and pushes a + b.
     Add,
+    /// Pops b, a and pushes a - b.
     Sub,
+    /// Pops b, a and pushes a * b.
     Mul,
     /// Division rounding toward zero (widths are never negative, so this is floor).
     Div,

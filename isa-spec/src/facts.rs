@@ -9,7 +9,9 @@ use crate::{Insn, KindClass, Sp, UReg, VReg, FLOAT_MODES, UREGS, VREGS};
 /// of lanes outside EXEC, which every masked vector write does, does not make an operand `InOut`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dir {
+    /// Only read: the instruction does not change the group.
     In,
+    /// Only written: the new value does not depend on the old one.
     Out,
     /// Read and written: the new value depends on the old one (an accumulator, an atomic's data, a write of
     /// half a register or of some lanes only).
@@ -17,12 +19,15 @@ pub enum Dir {
 }
 
 impl Dir {
+    /// `In` or `InOut`: the old value is read.
     pub fn reads(self) -> bool {
         self != Dir::Out
     }
+    /// `Out` or `InOut`: the group is written.
     pub fn writes(self) -> bool {
         self != Dir::In
     }
+    /// The direction as the YAML `regs` text spells it: `in`, `out` or `inout`.
     pub fn name(self) -> &'static str {
         match self {
             Dir::In => "in",
@@ -35,6 +40,7 @@ impl Dir {
 /// Number of consecutive registers, from the operand's register up, that an operand reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Width {
+    /// The same number of registers for every operand value (0: the group is not read, or not written).
     Fixed(u8),
     /// A formula over other operands (its YAML text and postfix code), e.g. an image op's `pop(dmask) + rsd`.
     Expr(&'static str, &'static [WOp]),
@@ -78,6 +84,7 @@ pub struct When {
 }
 
 impl When {
+    /// Whether the operand has the value, given the instruction's operand values in syntax order.
     pub fn holds(&self, vals: &[i64]) -> bool {
         vals.get(self.operand as usize) == Some(&self.value)
     }
@@ -88,13 +95,17 @@ impl When {
 pub struct FloatModes(pub u8);
 
 impl FloatModes {
+    /// No field: the result does not depend on fcsr.
     pub const NONE: FloatModes = FloatModes(0);
+    /// Whether every field of `m` is in this set.
     pub fn has(self, m: FloatModes) -> bool {
         self.0 & m.0 == m.0
     }
+    /// Whether the set holds no field.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+    /// The fields of both sets.
     pub fn union(self, m: FloatModes) -> FloatModes {
         FloatModes(self.0 | m.0)
     }
@@ -108,30 +119,40 @@ impl FloatModes {
     }
 }
 
+/// One fcsr float-mode field, a row of the generated `FLOAT_MODES` (YAML `float_modes`).
 pub struct FloatModeInfo {
+    /// The field's name in the YAML and in `fmode` texts (`frm`, `ftz32`, `ftz16`).
     pub name: &'static str,
     /// The field's bits in fcsr.
     pub fcsr_mask: u32,
+    /// What the field controls, from the YAML.
     pub doc: &'static str,
 }
 
 /// One `fmode` term: these modes matter, always or when an operand has a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FmodeTerm {
+    /// The fields the result depends on.
     pub modes: FloatModes,
+    /// The operand value under which they matter (`[rm=dyn]`); `None`: always.
     pub when: Option<When>,
 }
 
+/// Whether an instruction reads or writes fcsr.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct FcsrUse {
+    /// fcsr (or a float-mode field of it) is read.
     pub reads: bool,
+    /// fcsr is written.
     pub writes: bool,
 }
 
 /// One `fcsr` term (reads or writes other than through the float modes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FcsrTerm {
+    /// The read and write this term states.
     pub use_: FcsrUse,
+    /// The operand value under which it happens (`[csr=fcsr]`); `None`: always.
     pub when: Option<When>,
 }
 
@@ -179,6 +200,7 @@ pub enum Flow {
 }
 
 impl Flow {
+    /// The kind as the YAML `flow` spells it, in snake case (`jump_indirect`).
     pub fn name(self) -> &'static str {
         match self {
             Flow::None => "none",
@@ -201,33 +223,49 @@ impl Flow {
 /// Operation of an atomic (YAML `access: … atomic=<op>`); the entry's `en` gives the exact semantics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AtomicOp {
+    /// Wrapping 32-bit addition of the data to memory.
     Add,
+    /// Wrapping 32-bit subtraction of the data from memory.
     Sub,
+    /// Signed 32-bit minimum of memory and the data.
     MinI32,
+    /// Signed 32-bit maximum of memory and the data.
     MaxI32,
+    /// Unsigned 32-bit minimum of memory and the data.
     MinU32,
+    /// Unsigned 32-bit maximum of memory and the data.
     MaxU32,
+    /// Bitwise and of memory and the data.
     And,
+    /// Bitwise or of memory and the data.
     Or,
+    /// Bitwise exclusive or of memory and the data.
     Xor,
+    /// Stores the data; the old value is returned.
     Xchg,
     /// Compare and swap: the data group is read two registers wide (value, compare value), one written.
     Cas,
+    /// Increment with wrap to 0: memory becomes 0 if old >= data, else old + 1.
     Inc,
+    /// Decrement with wrap to the data: memory becomes the data if old is 0 or above it, else old - 1.
     Dec,
+    /// f32 addition of the data to memory, rounded to nearest even.
     FaddF32,
 }
 
 /// The memory space of an access: fixed, or the value of an operand (index in syntax order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpaceOf {
+    /// Always this space (uniform memory is global, for instance).
     Fixed(Sp),
+    /// The space named by the `sp` operand at this index (syntax order).
     Operand(u8),
 }
 
 /// An image load or store: bytes and alignment are the texel size the descriptor's format gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageAccess {
+    /// The memory space the image lives in.
     pub space: SpaceOf,
     /// Index of the data operand (syntax order).
     pub data: u8,
@@ -236,13 +274,18 @@ pub struct ImageAccess {
 /// The two register files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RegFile {
+    /// The vector registers v0..v127, one 32-bit value per lane.
     V,
+    /// The uniform registers u0..u63, one 32-bit value per wave.
     U,
 }
 
+/// One register of either file; vector registers order before uniform ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reg {
+    /// A vector register.
     V(VReg),
+    /// A uniform register.
     U(UReg),
 }
 
@@ -256,8 +299,10 @@ pub struct RegSet {
 const _: () = assert!(VREGS.is_multiple_of(64) && UREGS.is_multiple_of(64));
 
 impl RegSet {
+    /// The set of no register.
     pub const EMPTY: RegSet = RegSet { v: [0; VREGS / 64], u: [0; UREGS / 64] };
 
+    /// An empty set (as `EMPTY`).
     pub fn new() -> RegSet {
         RegSet::EMPTY
     }
@@ -275,18 +320,21 @@ impl RegSet {
             self.insert(file, r);
         }
     }
+    /// Adds register `r`.
     pub fn add(&mut self, r: Reg) {
         match r {
             Reg::V(v) => self.insert(RegFile::V, v.idx()),
             Reg::U(u) => self.insert(RegFile::U, u.idx()),
         }
     }
+    /// Whether register `r` of `file` is in the set (`false` for a number past the file).
     pub fn contains(&self, file: RegFile, r: usize) -> bool {
         match file {
             RegFile::V => r < VREGS && self.v[r / 64] >> (r % 64) & 1 != 0,
             RegFile::U => r < UREGS && self.u[r / 64] >> (r % 64) & 1 != 0,
         }
     }
+    /// Whether register `r` is in the set.
     pub fn has(&self, r: Reg) -> bool {
         match r {
             Reg::V(v) => self.contains(RegFile::V, v.idx()),
@@ -296,21 +344,27 @@ impl RegSet {
     fn zip(self, o: RegSet, f: impl Fn(u64, u64) -> u64) -> RegSet {
         RegSet { v: std::array::from_fn(|i| f(self.v[i], o.v[i])), u: std::array::from_fn(|i| f(self.u[i], o.u[i])) }
     }
+    /// Registers in either set.
     pub fn union(self, o: RegSet) -> RegSet {
         self.zip(o, |a, b| a | b)
     }
+    /// Registers in both sets.
     pub fn intersection(self, o: RegSet) -> RegSet {
         self.zip(o, |a, b| a & b)
     }
+    /// Registers in this set and not in `o`.
     pub fn difference(self, o: RegSet) -> RegSet {
         self.zip(o, |a, b| a & !b)
     }
+    /// Whether every register of this set is in `o`.
     pub fn is_subset(&self, o: &RegSet) -> bool {
         self.difference(*o).is_empty()
     }
+    /// Whether the set holds no register.
     pub fn is_empty(&self) -> bool {
         self.v.iter().chain(&self.u).all(|w| *w == 0)
     }
+    /// Number of registers in the set, both files.
     pub fn len(&self) -> usize {
         self.v.iter().chain(&self.u).map(|w| w.count_ones() as usize).sum()
     }
@@ -318,9 +372,11 @@ impl RegSet {
     pub fn iter(&self) -> impl Iterator<Item = Reg> + '_ {
         self.vregs().map(Reg::V).chain(self.uregs().map(Reg::U))
     }
+    /// The vector registers of the set, in ascending order.
     pub fn vregs(&self) -> impl Iterator<Item = VReg> + '_ {
         (0..VREGS).filter(|&r| self.contains(RegFile::V, r)).map(|r| VReg(r as u8))
     }
+    /// The uniform registers of the set, in ascending order.
     pub fn uregs(&self) -> impl Iterator<Item = UReg> + '_ {
         (0..UREGS).filter(|&r| self.contains(RegFile::U, r)).map(|r| UReg(r as u8))
     }
@@ -352,12 +408,15 @@ impl FromIterator<Reg> for RegSet {
 pub struct RegUse {
     /// Operand index in syntax order.
     pub operand: u8,
+    /// Read, written or both (the operand's `regs` direction).
     pub dir: Dir,
+    /// The register file of the group.
     pub file: RegFile,
     /// First register (a half's register).
     pub first: u8,
-    /// Registers read and written from `first` up (0: none). They may run past the file: engines trap.
+    /// Registers read from `first` up (0: none). They may run past the file: engines trap.
     pub read: u8,
+    /// Registers written from `first` up (0: none). They may run past the file: engines trap.
     pub written: u8,
 }
 
@@ -371,6 +430,7 @@ pub struct RegUses {
 impl RegUses {
     /// Most register operands of any instruction (the build script refuses more).
     pub const MAX: usize = 4;
+    /// The register operands, in syntax order.
     pub fn as_slice(&self) -> &[RegUse] {
         &self.uses[..self.len as usize]
     }
@@ -440,10 +500,12 @@ impl Insn {
         u
     }
 
+    /// How the instruction uses EXEC (from its table row).
     pub fn exec(&self) -> ExecUse {
         self.id().info().exec
     }
 
+    /// The instruction's control-flow kind (from its table row).
     pub fn flow(&self) -> Flow {
         self.id().info().flow
     }

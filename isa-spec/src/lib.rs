@@ -2,6 +2,8 @@
 //! instruction enums with typed operands, format/kind/instruction tables, a table-driven decoder and
 //! encoder, the assembler, the disassembler and the reference docs.
 
+#![deny(missing_docs)]
+
 pub mod asm;
 pub mod codec;
 pub mod container;

@@ -10,6 +10,8 @@ mod expr;
 mod facts;
 #[path = "../build/gen.rs"]
 mod gen;
+#[path = "../build/gen_docs.rs"]
+mod gen_docs;
 #[path = "../build/model.rs"]
 mod model;
 

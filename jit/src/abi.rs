@@ -13,6 +13,7 @@ use std::mem::offset_of;
 pub enum Exit {
     /// Resume at `pc` (a block start, or an address the run loop interprets).
     Continue = 0,
+    /// The wave ended (`end`) and no next wave was taken up in the same call.
     End = 1,
     /// Reached a barrier; `pc` is the instruction after it.
     Barrier = 2,
@@ -30,7 +31,9 @@ pub enum Exit {
 /// allocator (see docs/cranelift-0.135.md for what each setting costs and gains).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
+    /// The cheap whole-kernel compiler whose blocks count their starts.
     Quick,
+    /// The optimising compiler, for the blocks that run often.
     Opt,
 }
 
@@ -39,11 +42,14 @@ pub enum Tier {
 pub struct JitCtx<'a> {
     /// Instructions compiled code may still retire in this call.
     pub steps_left: i64,
+    /// The kernel's decoded code, for the instructions the interpreter runs on compiled code's behalf.
     pub code: &'a Code,
+    /// The memory the wave sees.
     pub mem: &'a mut dyn Memory,
     /// The running wave's place in the launch (by value: `helper_next_wave` changes it; compiled code reads
     /// its fields at `CTX_ENV_OFFSET`).
     pub env: WaveEnv,
+    /// The trap of an interpreted instruction, set when compiled code returns `Exit::Trap`.
     pub trap: Option<Trap>,
     /// Regions compiled code may access inline, one per memory instruction (`slot_of`); filled by `helper_mem`.
     pub windows: *mut Window,
@@ -80,6 +86,7 @@ pub trait NextWave {
     }
 }
 
+/// `JitCtx::slot_of` of a word that is not a memory instruction with a window slot.
 pub const NO_SLOT: u32 = u32::MAX;
 
 /// How compiled code runs an instruction, from most to least native.

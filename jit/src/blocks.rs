@@ -16,14 +16,20 @@ pub const MAX_BLOCK_INSNS: usize = 64;
 /// One instruction of a block.
 #[derive(Clone, Copy, Debug)]
 pub struct Op {
+    /// Byte address of the instruction.
     pub pc: u32,
+    /// The decoded instruction.
     pub insn: Insn,
+    /// Its length in bytes (4 or 8).
     pub len: u32,
 }
 
+/// A straight run of instructions entered only at its start (see the module doc for where blocks end).
 #[derive(Clone, Debug)]
 pub struct Block {
+    /// Byte address of the first instruction (or of the illegal word, for a block that is only `interp_at`).
     pub start: u32,
+    /// The instructions in address order, at most `MAX_BLOCK_INSNS`.
     pub ops: Vec<Op>,
     /// The block ends on an illegal word at this pc, to be handed to the interpreter.
     pub interp_at: Option<u32>,

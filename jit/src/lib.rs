@@ -3,6 +3,8 @@
 //! compiled natively run in the interpreter, called from compiled code; traps are always reported by the
 //! interpreter, so they are identical under both engines.
 
+#![deny(missing_docs)]
+
 mod abi;
 mod access;
 pub mod blocks;

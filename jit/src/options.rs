@@ -17,18 +17,25 @@ pub struct JitOptions {
     pub report: Report,
 }
 
+/// Cranelift's optimisation level (its `opt_level` setting).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum OptLevel {
+    /// No optimisation: the fastest compile, the slowest code.
     None,
+    /// Optimise for speed (the default).
     #[default]
     Speed,
+    /// Optimise for speed and code size.
     SpeedAndSize,
 }
 
+/// Cranelift's register allocator (its `regalloc_algorithm` setting).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RegAlloc {
+    /// The backtracking allocator: better code, slower to compile (the default).
     #[default]
     Backtracking,
+    /// The single-pass allocator: fast to compile, more spills.
     SinglePass,
 }
 
@@ -53,6 +60,7 @@ impl OptLevel {
         }
     }
 
+    /// The level of that name (`none`, `speed`, `speed_and_size`), or `None` for any other text.
     pub fn parse(s: &str) -> Option<OptLevel> {
         [OptLevel::None, OptLevel::Speed, OptLevel::SpeedAndSize].into_iter().find(|o| o.name() == s)
     }
@@ -67,6 +75,7 @@ impl RegAlloc {
         }
     }
 
+    /// The allocator of that name (`backtracking`, `single_pass`), or `None` for any other text.
     pub fn parse(s: &str) -> Option<RegAlloc> {
         [RegAlloc::Backtracking, RegAlloc::SinglePass].into_iter().find(|r| r.name() == s)
     }

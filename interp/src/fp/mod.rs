@@ -80,6 +80,7 @@ impl Round {
 /// of `fcsr`. `FpMode::default()` is the wave-start state: RNE, denormals preserved.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FpMode {
+    /// How inexact results round.
     pub round: Round,
     /// Flush binary32 subnormal inputs and results to signed zero.
     pub flush32: bool,

@@ -38,8 +38,9 @@ use std::sync::OnceLock;
 pub const MAX_NAME_BYTES: usize = 4096;
 /// Largest code size (32-bit words): byte addresses stay far inside `u32`.
 pub const MAX_CODE_WORDS: usize = 1 << 28;
-/// Largest workgroup (threads) and shared memory (bytes), from the launch model.
+/// Largest workgroup (threads, the product of its three dimensions), from the launch model.
 pub const MAX_WORKGROUP_THREADS: u64 = 1024;
+/// Largest shared memory of a workgroup (bytes), from the launch model.
 pub const MAX_SHARED_BYTES: u32 = 64 * 1024;
 /// Largest private memory per lane (bytes), as on GPUs whose scratch per thread is bounded: a full
 /// 1,024-thread workgroup then needs at most 64 MiB of private memory, so `.private` can never ask the host
@@ -51,9 +52,13 @@ pub const MAX_ARG_BYTES: u32 = 4096;
 /// Launch metadata of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelMeta {
+    /// The kernel's name (`.kernel`; default `main`), at most [`MAX_NAME_BYTES`] bytes.
     pub name: String,
+    /// Threads of a workgroup in x, y, z (`.workgroup`; default one wave, `LANES` x 1 x 1).
     pub workgroup: [u32; 3],
+    /// Shared memory of each workgroup, bytes (`.shared`; default 0).
     pub shared_bytes: u32,
+    /// Size of the kernel argument block, bytes (`.args`; default 0).
     pub arg_bytes: u32,
     /// Private memory per lane, bytes.
     pub private_bytes: u32,
@@ -126,19 +131,28 @@ pub fn check_args(bytes: u32) -> Result<(), String> {
 /// An assembled kernel: code words, label addresses (bytes) and launch metadata.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Program {
+    /// The code, 32-bit words in address order (a 64-bit instruction is two words, low first).
     pub words: Vec<u32>,
+    /// Every label with its byte address in the code.
     pub labels: BTreeMap<String, u32>,
+    /// The kernel's launch metadata (its directives, or the defaults).
     pub meta: KernelMeta,
 }
 
 /// One assembly error. `col` counts characters from 1; `text` is the offending token.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmError {
+    /// The source file's name, as the caller gave it.
     pub file: String,
+    /// Line of the error, counted from 1.
     pub line: usize,
+    /// Column of `text`, in characters from 1.
     pub col: usize,
+    /// The offending token as written (a run of more than 80 characters is cut short, marked `…`).
     pub text: String,
+    /// What is wrong.
     pub message: String,
+    /// A suggestion (the mnemonic meant, the expected syntax), where one helps.
     pub hint: Option<String>,
 }
 

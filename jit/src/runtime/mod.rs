@@ -127,12 +127,14 @@ pub struct CompiledKernel {
     entry_of: Vec<Option<EntryFn>>,
     /// Time spent compiling this kernel (with the kernel it extends, if any).
     pub compile_time: Duration,
+    /// Guest instructions compiled (with those of the kernel it extends): all blocks' instructions.
     pub guest_insns: usize,
     /// Window-cache entries the code uses (one per vector access in the code), and each word's entry.
     pub mem_slots: usize,
     slot_of: std::sync::Arc<[u32]>,
     /// Unique per compilation in this process (1, 2, …).
     pub id: u64,
+    /// The compiler that made it.
     pub tier: Tier,
     /// The options it was compiled with (`compile_more` compiles with them too).
     pub options: JitOptions,
@@ -142,6 +144,7 @@ pub struct CompiledKernel {
     /// Compiled functions, and the largest stack frame among them (bytes below the frame pointer: spill
     /// slots, saved registers, outgoing arguments).
     pub functions: usize,
+    /// The largest stack frame of those functions, bytes (see `functions`).
     pub max_frame_bytes: u32,
     /// The code memory: this compilation's, and that of the kernel it extends (whose functions it calls).
     modules: Vec<std::sync::Arc<ModuleHolder>>,
@@ -179,6 +182,8 @@ impl Drop for ModuleHolder {
     }
 }
 
+/// Why a kernel could not be compiled: Cranelift's message (host ISA detection, a setting, or a function
+/// it refused).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("JIT compilation failed: {0}")]
 pub struct JitError(pub String);
