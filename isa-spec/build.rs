@@ -10,6 +10,10 @@ mod facts;
 mod gen;
 #[path = "build/model.rs"]
 mod model;
+// The YAML words the library's enums spell (shared with the library; not every method is needed here).
+#[allow(dead_code)]
+#[path = "src/vocab.rs"]
+mod vocab;
 
 use std::path::PathBuf;
 
@@ -20,6 +24,7 @@ fn main() {
     println!("cargo:rerun-if-changed=groups");
     println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-changed=src/expr.rs");
+    println!("cargo:rerun-if-changed=src/vocab.rs");
     match model::load(&dir) {
         Ok(spec) => {
             for f in &spec.formats {
