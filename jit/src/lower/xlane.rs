@@ -47,18 +47,18 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
             shift_dynamic(fx, rd, rs1, d, true)
         }
         // Optimised code switches on a uniform operand into the immediate forms' constant permutations.
-        ShflBcastVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
+        ShflBcastVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => {
             switched(fx, rd, rs1, rs2, LANES, |u, l| source(LaneFormula::Index(u as u32), l))
         }
-        ShflXorVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => xor_uniform(fx, rd, rs1, rs2),
-        ShflRotVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
+        ShflXorVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => xor_uniform(fx, rd, rs1, rs2),
+        ShflRotVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => {
             switched(fx, rd, rs1, rs2, LANES, |u, l| source(LaneFormula::Rotate(u as u32), l))
         }
         // Deltas are not truncated: every delta of LANES or more (the last case) leaves each lane its own value.
-        ShflUpVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
+        ShflUpVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => {
             switched(fx, rd, rs1, rs2, LANES + 1, |u, l| source(LaneFormula::Up(u as u32), l))
         }
-        ShflDownVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
+        ShflDownVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => {
             switched(fx, rd, rs1, rs2, LANES + 1, |u, l| source(LaneFormula::Down(u as u32), l))
         }
         ShflBcastVu { rd, rs1, rs2 } => {
