@@ -68,14 +68,21 @@ impl EmitMods for Mods {
     fn src(self, fx: &mut Fx, i: u32, x: Value) -> Value {
         // Mutant 37: only source 1's neg bit is honoured (the bit of source i is not shifted down).
         let m = if crate::mutants::active(37) { Mods { neg: self.neg & 1, ..self } } else { self };
-        let (mask, op): (u32, fn(&mut Fx, Value, Value) -> Value) = match m.sign_op(i as usize) {
-            SignOp::Keep => return x,
-            SignOp::Clear => (MAG, |fx, x, k| fx.b.ins().band(x, k)),
-            SignOp::Set => (SIGN, |fx, x, k| fx.b.ins().bor(x, k)),
-            SignOp::Flip => (SIGN, |fx, x, k| fx.b.ins().bxor(x, k)),
-        };
-        let k = fx.kvec(mask);
-        op(fx, x, k)
+        match m.sign_op(i as usize) {
+            SignOp::Keep => x,
+            SignOp::Clear => {
+                let k = fx.kvec(MAG);
+                fx.b.ins().band(x, k)
+            }
+            SignOp::Set => {
+                let k = fx.kvec(SIGN);
+                fx.b.ins().bor(x, k)
+            }
+            SignOp::Flip => {
+                let k = fx.kvec(SIGN);
+                fx.b.ins().bxor(x, k)
+            }
+        }
     }
 
     fn finish(self, fx: &mut Fx, f: Value) -> Value {
