@@ -22,14 +22,14 @@ pub enum SignOp {
 }
 
 /// The source modifiers and saturation of one float instruction (formats X and H): bit i of `neg` / `abs`
-/// belongs to source i + 1; `sat` clamps the result to [+0.0, 1.0].
+/// belongs to source i + 1; `sat` clamps the result to `[+0.0, 1.0]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct SrcMods {
     /// The `neg` operand: bit i negates source i + 1.
     pub neg: u8,
     /// The `abs` operand: bit i takes the absolute value of source i + 1 (before `neg`).
     pub abs: u8,
-    /// The `sat` flag: the result is clamped to [+0.0, 1.0] (NaN and -0 give +0.0).
+    /// The `sat` flag: the result is clamped to `[+0.0, 1.0]` (NaN and -0 give +0.0).
     pub sat: bool,
 }
 
@@ -69,7 +69,7 @@ pub enum LaneFormula {
     Xor(u32),
     /// (lane + d) & 31, d taken modulo 2^32 (shfl.rot; a negative immediate rotates down).
     Rotate(u32),
-    /// Within the lane's quad: lane (lane & !3) | sel[2q+1:2q], q = lane & 3 (quad.swizzle).
+    /// Within the lane's quad: lane `(lane & !3) | sel[2q+1:2q]`, `q = lane & 3` (quad.swizzle).
     Quad(u32),
 }
 
@@ -91,7 +91,7 @@ impl LaneFormula {
 
 impl XlaneInsn {
     /// The lane formula of a shuffle by an immediate (shfl.*.vi, quad.swizzle), its immediate decoded as the
-    /// entry says (up and down take imm[4:0]); `None` for every other instruction.
+    /// entry says (up and down take `imm[4:0]`); `None` for every other instruction.
     pub fn lane_formula(&self) -> Option<LaneFormula> {
         use XlaneInsn::*;
         let low5 = |imm: i32| imm as u32 & LANE_MASK;
