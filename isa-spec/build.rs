@@ -12,6 +12,10 @@ mod gen;
 mod gen_docs;
 #[path = "build/model.rs"]
 mod model;
+// The YAML words the library's enums spell (shared with the library; not every method is needed here).
+#[allow(dead_code)]
+#[path = "src/vocab.rs"]
+mod vocab;
 
 use std::path::PathBuf;
 
@@ -22,6 +26,7 @@ fn main() {
     println!("cargo:rerun-if-changed=groups");
     println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-changed=src/expr.rs");
+    println!("cargo:rerun-if-changed=src/vocab.rs");
     match model::load(&dir) {
         Ok(spec) => {
             for f in &spec.formats {

@@ -11,7 +11,7 @@ use crate::fp::{self, Fmt, D, H, S};
 use crate::fpmode::{dyn_mode, mode};
 use crate::state::{lane_on, Lanes};
 use crate::trap::Trap;
-use lanejit_isa::{CmpInsn, UReg, VHalf, VReg, LANES};
+use lanejit_isa::{CmpInsn, SignOp, SrcMods as Mods, UReg, VHalf, VReg, LANES};
 use std::cmp::Ordering;
 
 /// Compare condition (the low three bits of the C/CU function field, in the same order).
@@ -376,22 +376,21 @@ fn half(word: u32, hi: bool) -> u16 {
     (if hi { word >> 16 } else { word }) as u16
 }
 
-/// Source modifiers and saturation of an H-format instruction: bit k of neg/abs belongs to source k+1.
-#[derive(Clone, Copy)]
-struct Mods {
-    neg: u8,
-    abs: u8,
-    sat: bool,
+/// Source modifiers and saturation of an H-format instruction (`lanejit_isa::SrcMods` decodes which source each
+/// bit belongs to), applied to f16 bits.
+trait HalfMods {
+    fn operand(self, x: u16, k: usize) -> u16;
+    fn finish(self, d: u16) -> u16;
 }
 
-impl Mods {
-    /// Operand k as the op sees it: |x| if abs bit k, then -x if neg bit k (sign-bit operations, NaNs too).
+impl HalfMods for Mods {
+    /// Operand k as the op sees it: its modifiers on the sign bit (NaNs too).
     fn operand(self, x: u16, k: usize) -> u16 {
-        let x = if self.abs >> k & 1 != 0 { x & 0x7fff } else { x };
-        if self.neg >> k & 1 != 0 {
-            x ^ 0x8000
-        } else {
-            x
+        match self.sign_op(k) {
+            SignOp::Keep => x,
+            SignOp::Clear => x & 0x7fff,
+            SignOp::Set => x | 0x8000,
+            SignOp::Flip => x ^ 0x8000,
         }
     }
 

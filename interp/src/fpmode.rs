@@ -41,3 +41,18 @@ pub fn dyn_mode(fcsr: u32) -> FpMode {
 pub fn fcsr_round(fcsr: u32) -> Round {
     Rm::from_raw(fcsr & FCSR_RM_MASK).and_then(round_of).unwrap_or(Round::Rne)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lanejit_isa::float_mode;
+
+    /// The fcsr layout written here is the one the YAML's `float_modes` states (the engines' float-mode guards
+    /// read it from there).
+    #[test]
+    fn fcsr_fields_match_the_isa_float_modes() {
+        assert_eq!(FCSR_RM_MASK, float_mode::FRM.fcsr_mask());
+        assert_eq!(FCSR_FLUSH32, float_mode::FTZ32.fcsr_mask());
+        assert_eq!(FCSR_FLUSH16, float_mode::FTZ16.fcsr_mask());
+    }
+}

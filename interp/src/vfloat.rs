@@ -10,7 +10,7 @@ use crate::fp::{self, FpMode};
 use crate::fpmode::{dyn_mode, mode};
 use crate::state::Lanes;
 use crate::trap::Trap;
-use lanejit_isa::{Rm, VReg, VfloatInsn, LANES};
+use lanejit_isa::{Rm, SignOp, SrcMods, VReg, VfloatInsn, LANES};
 
 /// Executes one vector float instruction on the active lanes of the wave in `cx`.
 pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
@@ -166,28 +166,28 @@ const EXP64: u64 = 0x7ff0_0000_0000_0000;
 const ONE64: u64 = 0x3ff0_0000_0000_0000;
 
 fn mods(neg: u8, abs: u8, sat: bool) -> Mods {
-    Mods { neg, abs, sat }
+    Mods(SrcMods::new(neg, abs, sat))
 }
 
-/// The modifier operands of one instruction: bit i of `neg` / `abs` belongs to source i+1.
+/// The modifier operands of one instruction, decoded by `lanejit_isa::SrcMods`.
 #[derive(Clone, Copy)]
-struct Mods {
-    neg: u8,
-    abs: u8,
-    sat: bool,
-}
+struct Mods(SrcMods);
 
 impl Mods {
-    /// |x| if abs bit `i`, then -x if neg bit `i`, on the sign bit `sign` (so NaN and zeros are modified too).
+    /// Source `i`'s modifiers applied to the sign bit `sign` (so NaN and zeros are modified too).
     fn sign_ops<T>(self, i: u32, x: T, sign: T) -> T
     where
-        T: Copy + std::ops::BitAnd<Output = T> + std::ops::BitXor<Output = T> + std::ops::Not<Output = T>,
+        T: Copy
+            + std::ops::BitAnd<Output = T>
+            + std::ops::BitOr<Output = T>
+            + std::ops::BitXor<Output = T>
+            + std::ops::Not<Output = T>,
     {
-        let x = if self.abs >> i & 1 != 0 { x & !sign } else { x };
-        if self.neg >> i & 1 != 0 {
-            x ^ sign
-        } else {
-            x
+        match self.0.sign_op(i as usize) {
+            SignOp::Keep => x,
+            SignOp::Clear => x & !sign,
+            SignOp::Set => x | sign,
+            SignOp::Flip => x ^ sign,
         }
     }
 
@@ -212,7 +212,7 @@ impl Mods {
     /// On non-negative non-NaN patterns the unsigned bit order is the numeric order.
     fn sat32(self, d: u32) -> u32 {
         let nan = d & !SIGN32 > EXP32;
-        match self.sat {
+        match self.0.sat {
             false => d,
             true if nan || d & SIGN32 != 0 => 0,
             true => d.min(ONE32),
@@ -222,7 +222,7 @@ impl Mods {
     /// sat on an f64 result (as `sat32`).
     fn sat64(self, d: u64) -> u64 {
         let nan = d & !SIGN64 > EXP64;
-        match self.sat {
+        match self.0.sat {
             false => d,
             true if nan || d & SIGN64 != 0 => 0,
             true => d.min(ONE64),

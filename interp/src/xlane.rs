@@ -5,10 +5,7 @@ use crate::ctx::{Ctx, Flow};
 use crate::fp;
 use crate::state::{lane_on, Lanes};
 use crate::trap::Trap;
-use lanejit_isa::{UReg, VReg, XlaneInsn, LANES};
-
-/// Lane mask covering every lane index (used to keep indices inside the wave).
-const LANE_MASK: u32 = LANES as u32 - 1;
+use lanejit_isa::{LaneFormula, UReg, VReg, XlaneInsn, LANES};
 
 /// Executes one cross-lane instruction on the wave in `cx`.
 pub fn exec(cx: &mut Ctx, i: &XlaneInsn) -> Result<Flow, Trap> {
@@ -16,59 +13,60 @@ pub fn exec(cx: &mut Ctx, i: &XlaneInsn) -> Result<Flow, Trap> {
     match *i {
         ShflIdx { rd, rs1, rs2 } => {
             let idx = *cx.w.vr(rs2);
-            gather(cx, rd, rs1, |l, s| s[(idx[l] & LANE_MASK) as usize])
+            shuffle(cx, rd, rs1, |l| LaneFormula::Index(idx[l]))
         }
         ShflUp { rd, rs1, rs2 } => {
             let d = *cx.w.vr(rs2);
-            gather(cx, rd, rs1, |l, s| up(s, l, d[l]))
+            shuffle(cx, rd, rs1, |l| LaneFormula::Up(d[l]))
         }
         ShflDown { rd, rs1, rs2 } => {
             let d = *cx.w.vr(rs2);
-            gather(cx, rd, rs1, |l, s| down(s, l, d[l]))
+            shuffle(cx, rd, rs1, |l| LaneFormula::Down(d[l]))
         }
         ShflXor { rd, rs1, rs2 } => {
             let m = *cx.w.vr(rs2);
-            gather(cx, rd, rs1, |l, s| s[l ^ (m[l] & LANE_MASK) as usize])
+            shuffle(cx, rd, rs1, |l| LaneFormula::Xor(m[l]))
         }
         ShflRot { rd, rs1, rs2 } => {
             let d = *cx.w.vr(rs2);
-            gather(cx, rd, rs1, |l, s| s[(l as u32).wrapping_add(d[l]) as usize & LANE_MASK as usize])
+            shuffle(cx, rd, rs1, |l| LaneFormula::Rotate(d[l]))
         }
-        ShflUpVi { rd, rs1, imm } => gather(cx, rd, rs1, |l, s| up(s, l, imm as u32 & LANE_MASK)),
-        ShflDownVi { rd, rs1, imm } => gather(cx, rd, rs1, |l, s| down(s, l, imm as u32 & LANE_MASK)),
-        ShflXorVi { rd, rs1, imm } => gather(cx, rd, rs1, |l, s| s[l ^ (imm as u32 & LANE_MASK) as usize]),
-        ShflRotVi { rd, rs1, imm } => {
-            gather(cx, rd, rs1, |l, s| s[(l as i64 + imm as i64) as usize & LANE_MASK as usize])
-        }
-        ShflBcastVi { rd, rs1, imm } => gather(cx, rd, rs1, |_, s| s[(imm as u32 & LANE_MASK) as usize]),
+        ShflUpVi { rd, rs1, .. }
+        | ShflDownVi { rd, rs1, .. }
+        | ShflXorVi { rd, rs1, .. }
+        | ShflRotVi { rd, rs1, .. }
+        | ShflBcastVi { rd, rs1, .. }
+        | QuadSwizzle { rd, rs1, .. } => match i.lane_formula() {
+            Some(f) => shuffle(cx, rd, rs1, |_| f),
+            None => Err(cx.illegal(format!("{i:?} has no lane formula"))),
+        },
         ShflBcastVu { rd, rs1, rs2 } => {
             let u = cx.w.ur(rs2);
-            gather(cx, rd, rs1, |_, s| s[(u & LANE_MASK) as usize])
+            shuffle(cx, rd, rs1, |_| LaneFormula::Index(u))
         }
         ShflUpVu { rd, rs1, rs2 } => {
             let u = cx.w.ur(rs2);
-            gather(cx, rd, rs1, |l, s| up(s, l, u))
+            shuffle(cx, rd, rs1, |_| LaneFormula::Up(u))
         }
         ShflDownVu { rd, rs1, rs2 } => {
             let u = cx.w.ur(rs2);
-            gather(cx, rd, rs1, |l, s| down(s, l, u))
+            shuffle(cx, rd, rs1, |_| LaneFormula::Down(u))
         }
         ShflXorVu { rd, rs1, rs2 } => {
             let u = cx.w.ur(rs2);
-            gather(cx, rd, rs1, |l, s| s[l ^ (u & LANE_MASK) as usize])
+            shuffle(cx, rd, rs1, |_| LaneFormula::Xor(u))
         }
         ShflRotVu { rd, rs1, rs2 } => {
             let u = cx.w.ur(rs2);
-            gather(cx, rd, rs1, |l, s| s[(l as u32).wrapping_add(u) as usize & LANE_MASK as usize])
+            shuffle(cx, rd, rs1, |_| LaneFormula::Rotate(u))
         }
-        QuadSwizzle { rd, rs1, imm } => gather(cx, rd, rs1, |l, s| s[(l & !3) | (imm as usize >> (2 * (l & 3)) & 3)]),
         Writelane { rd, rs2, rs1 } => writelane(cx, rd, rs2, rs1),
         Readfirst { rd, rs1 } => {
             let first = if cx.w.exec == 0 { 0 } else { cx.w.exec.trailing_zeros() as usize };
             set_u(cx, rd, cx.w.vr(rs1)[first])
         }
-        Readlane { rd, rs1, imm } => set_u(cx, rd, cx.w.vr(rs1)[(imm & LANE_MASK) as usize]),
-        ReadlaneU { rd, rs1, rs2 } => set_u(cx, rd, cx.w.vr(rs1)[(cx.w.ur(rs2) & LANE_MASK) as usize]),
+        Readlane { rd, rs1, imm } => set_u(cx, rd, cx.w.vr(rs1)[LaneFormula::Index(imm).source(0)]),
+        ReadlaneU { rd, rs1, rs2 } => set_u(cx, rd, cx.w.vr(rs1)[LaneFormula::Index(cx.w.ur(rs2)).source(0)]),
         FddxFineF32 { rd, rs1 } => derivative(cx, rd, rs1, |l| (l | 1, l & !1)),
         FddxCoarseF32 { rd, rs1 } => derivative(cx, rd, rs1, |l| ((l & !3) + 1, l & !3)),
         FddyFineF32 { rd, rs1 } => derivative(cx, rd, rs1, |l| (l | 2, l & !2)),
@@ -100,23 +98,10 @@ fn gather(cx: &mut Ctx, rd: VReg, rs1: VReg, pick: impl Fn(usize, &Lanes) -> u32
     Ok(Flow::Next)
 }
 
-/// shfl.up: the delta is compared untruncated, so a delta above the lane keeps the lane's own value.
-fn up(s: &Lanes, lane: usize, delta: u32) -> u32 {
-    if delta as usize <= lane {
-        s[lane - delta as usize]
-    } else {
-        s[lane]
-    }
-}
-
-/// shfl.down: j = lane + delta computed without 32-bit wrap.
-fn down(s: &Lanes, lane: usize, delta: u32) -> u32 {
-    let j = lane as u64 + delta as u64;
-    if j < LANES as u64 {
-        s[j as usize]
-    } else {
-        s[lane]
-    }
+/// d[l] = s1[formula(l).source(l)] in the active lanes: each lane's formula comes with its own value (a
+/// vector operand's lane, or the same uniform or immediate for every lane).
+fn shuffle(cx: &mut Ctx, rd: VReg, rs1: VReg, formula: impl Fn(usize) -> LaneFormula) -> Result<Flow, Trap> {
+    gather(cx, rd, rs1, |l, s| s[formula(l).source(l)])
 }
 
 fn set_u(cx: &mut Ctx, rd: UReg, x: u32) -> Result<Flow, Trap> {

@@ -5,45 +5,13 @@
 
 use crate::expr::{eval, WOp};
 use crate::model::{kind_of, InsnDef, Kind, Operand};
+use crate::vocab::{AtomicOp, Dir, Flow, MAX_REG_OPERANDS};
 
 /// Widest register group an operand may name (u.ld.b256's 8 uniform registers); anything wider is a typo.
 pub const MAX_GROUP: i64 = 8;
-/// Most register operands of one entry: the capacity of the library's fixed-size `RegUses`.
-const MAX_REG_OPERANDS: usize = 4;
-
-/// Control-flow kinds (`flow:`), as the generated `Flow` enum spells them in snake case.
-pub const FLOWS: &[&str] =
-    &["none", "branch", "jump", "call", "jump_indirect", "call_indirect", "end", "trap", "barrier"];
-/// Flows that change the PC (flag `br`) and flows that synchronise or end the wave (flag `sy`).
-const BR_FLOWS: &[&str] = &["branch", "jump", "call", "jump_indirect", "call_indirect", "end"];
-const SY_FLOWS: &[&str] = &["end", "barrier"];
-/// Flows whose target is PC-relative: they need a pcrel operand.
-const PCREL_FLOWS: &[&str] = &["branch", "jump", "call"];
-
-/// Atomic operations (`access: ... atomic=<op>`), as the generated `AtomicOp` enum spells them in snake case.
-pub const ATOMICS: &[&str] = &[
-    "add", "sub", "min_i32", "max_i32", "min_u32", "max_u32", "and", "or", "xor", "xchg", "cas", "inc", "dec",
-    "fadd_f32",
-];
 
 /// The operand kind that names memory spaces (`space=<operand>` or `space=sp.<value>`).
 pub const SPACE_KIND: &str = "sp";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dir {
-    In,
-    Out,
-    InOut,
-}
-
-impl Dir {
-    pub fn reads(self) -> bool {
-        self != Dir::Out
-    }
-    pub fn writes(self) -> bool {
-        self != Dir::In
-    }
-}
 
 /// Registers of a group read or written: a constant, or a formula over other operands (0 = not at all).
 #[derive(Clone, Debug)]
@@ -77,7 +45,7 @@ pub struct Access {
     pub data: usize,
     pub space: Space,
     pub align: u32,
-    pub atomic: Option<String>,
+    pub atomic: Option<AtomicOp>,
 }
 
 pub struct Facts {
@@ -87,7 +55,7 @@ pub struct Facts {
     pub fmode: Vec<(usize, Option<When>)>,
     /// (reads, writes, condition)
     pub fcsr: Vec<(bool, bool, Option<When>)>,
-    pub flow: String,
+    pub flow: Flow,
     /// EXEC: masks the instruction's lanes, read as a value (`re`), written (`we`), written only as a subset of
     /// its old value (YAML `exec: shrinks`).
     pub exec: [bool; 4],
@@ -119,6 +87,16 @@ pub fn split_top(s: &str) -> Vec<&str> {
         out.push(&s[st..]);
     }
     out
+}
+
+/// The value of `T` whose YAML spelling is `word`.
+pub fn parse_word<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str, word: &str) -> Option<T> {
+    all.iter().copied().find(|&x| name(x) == word)
+}
+
+/// The YAML spellings of `all`, separated by spaces (for error messages).
+pub fn spellings<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> String {
+    all.iter().map(|&x| name(x)).collect::<Vec<_>>().join(" ")
 }
 
 /// `word` or `word[operand=value]`.
@@ -356,11 +334,9 @@ fn parse_regs(at: &str, def: &InsnDef, ops: &[Operand], kinds: &[Kind]) -> Resul
             Some((d, s)) => (d, Some(s.strip_suffix(']').ok_or(format!("{at}: `{tok}` lacks its closing `]`"))?)),
             None => (rest, None),
         };
-        let dir = match dir {
-            "in" => Dir::In,
-            "out" => Dir::Out,
-            "inout" => Dir::InOut,
-            d => return Err(format!("{at}: `{name}` has direction `{d}`; use in, out or inout")),
+        let Some(dir) = parse_word(&Dir::ALL, Dir::name, dir) else {
+            let known = spellings(&Dir::ALL, Dir::name);
+            return Err(format!("{at}: `{name}` has direction `{dir}`; use one of: {known}"));
         };
         if k.def.rmw && dir != Dir::InOut {
             return Err(format!("{at}: `{name}` has the read-modify-write kind {}, so it is inout", k.name));
@@ -384,7 +360,7 @@ fn parse_regs(at: &str, def: &InsnDef, ops: &[Operand], kinds: &[Kind]) -> Resul
         out[i] = Some(RegFact { dir, read, write });
     }
     if out.iter().flatten().count() > MAX_REG_OPERANDS {
-        return Err(format!("{at}: more than {MAX_REG_OPERANDS} register operands (raise RegUses::MAX with this)"));
+        return Err(format!("{at}: more than {MAX_REG_OPERANDS} register operands (raise vocab::MAX_REG_OPERANDS)"));
     }
     if let Some(o) = ops.iter().zip(&out).find(|(o, f)| f.is_none() && is_reg(kind_of(kinds, &o.kind))) {
         return Err(format!(
@@ -435,8 +411,12 @@ fn parse_access(at: &str, text: &str, ops: &[Operand], kinds: &[Kind]) -> Result
                 })
             }
             "align" => align = Some(val.parse::<u32>().map_err(|_| format!("{at}: bad alignment `{val}`"))?),
-            "atomic" if ATOMICS.contains(&val) => atomic = Some(val.to_string()),
-            "atomic" => return Err(format!("{at}: unknown atomic op `{val}`; known: {}", ATOMICS.join(" "))),
+            "atomic" => {
+                atomic = Some(parse_word(&AtomicOp::ALL, AtomicOp::name, val).ok_or(format!(
+                    "{at}: unknown atomic op `{val}`; known: {}",
+                    spellings(&AtomicOp::ALL, AtomicOp::name)
+                ))?)
+            }
             _ => return Err(format!("{at}: unknown access item `{key}` (data, space, align, atomic)")),
         }
     }
@@ -485,15 +465,9 @@ pub fn resolve_facts(
         };
         fcsr.push((r, w, cond.map(|c| parse_when(at, c, ops, kinds)).transpose()?));
     }
-    let flow = def
-        .flow
-        .as_deref()
-        .or(group_flow)
-        .ok_or(format!("{at}: no `flow:` and the group gives no default"))?
-        .to_string();
-    if !FLOWS.contains(&flow.as_str()) {
-        return Err(format!("{at}: unknown flow `{flow}`; known: {}", FLOWS.join(" ")));
-    }
+    let flow = def.flow.as_deref().or(group_flow).ok_or(format!("{at}: no `flow:` and the group gives no default"))?;
+    let flow = parse_word(&Flow::ALL, Flow::name, flow)
+        .ok_or(format!("{at}: unknown flow `{flow}`; known: {}", spellings(&Flow::ALL, Flow::name)))?;
     let access = def.access.as_deref().map(|a| parse_access(at, a, ops, kinds)).transpose()?;
     let has = |f: &str| def.flags.split_whitespace().any(|x| x == f);
     let class = |i: usize| kind_of(kinds, &ops[i].kind).def.class.as_str();
@@ -541,15 +515,15 @@ fn check_against_flags(
     if f.fmode.is_empty() == has("fm") {
         return Err(format!("{at}: flag `fm` and `fmode` disagree (fm needs the float modes the result depends on)"));
     }
-    let flow = f.flow.as_str();
-    if BR_FLOWS.contains(&flow) != has("br") || SY_FLOWS.contains(&flow) != has("sy") {
-        return Err(format!("{at}: flow `{flow}` disagrees with the flags `br`/`sy` ({})", def.flags));
+    let (flow, name) = (f.flow, f.flow.name());
+    if flow.changes_pc() != has("br") || flow.synchronises() != has("sy") {
+        return Err(format!("{at}: flow `{name}` disagrees with the flags `br`/`sy` ({})", def.flags));
     }
-    if flow == "trap" && !has("tr") {
+    if flow == Flow::Trap && !has("tr") {
         return Err(format!("{at}: flow `trap` needs flag `tr`"));
     }
-    if PCREL_FLOWS.contains(&flow) && !ops.iter().any(|o| kind_of(kinds, &o.kind).def.class == "pcrel") {
-        return Err(format!("{at}: flow `{flow}` has a PC-relative target, but no pcrel operand"));
+    if flow.pc_relative() && !ops.iter().any(|o| kind_of(kinds, &o.kind).def.class == "pcrel") {
+        return Err(format!("{at}: flow `{name}` has a PC-relative target, but no pcrel operand"));
     }
     let (ld, st) = (has("ld"), has("st"));
     let Some(a) = &f.access else {

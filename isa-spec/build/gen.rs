@@ -299,7 +299,7 @@ fn access_exprs(f: &Facts) -> (String, String) {
     match &f.access {
         Some(a) => {
             let atomic = match &a.atomic {
-                Some(x) => format!("Some(AtomicOp::{})", camel(x)),
+                Some(x) => format!("Some(AtomicOp::{x:?})"),
                 None => "None".into(),
             };
             match a.bytes {
@@ -339,7 +339,7 @@ fn fact_fields(i: &Insn) -> String {
     format!(
         "regs_text: {:?}, float_modes: FloatModes({any_mode}), fmode: &[{}], fmode_text: {:?}, \
         fcsr: FcsrUse {{ reads: {fr}, writes: {fw} }}, fcsr_terms: &[{}], fcsr_text: {:?}, \
-        exec: ExecUse {{ masked: {}, reads: {}, writes: {}, shrinks: {} }}, flow: Flow::{}, access: {access}, access_text: {:?}, image: {image}",
+        exec: ExecUse {{ masked: {}, reads: {}, writes: {}, shrinks: {} }}, flow: Flow::{:?}, access: {access}, access_text: {:?}, image: {image}",
         i.def.regs.clone().unwrap_or_default(),
         fmode.join(", "),
         i.def.fmode.clone().unwrap_or_default(),
@@ -349,7 +349,7 @@ fn fact_fields(i: &Insn) -> String {
         f.exec[1],
         f.exec[2],
         f.exec[3],
-        camel(&f.flow),
+        f.flow,
         i.def.access.clone().unwrap_or_default(),
     )
 }

@@ -5,37 +5,7 @@
 use crate::expr::{eval, WOp};
 use crate::{Insn, KindClass, Sp, UReg, VReg, FLOAT_MODES, UREGS, VREGS};
 
-/// Direction of a register operand (YAML `regs`). It describes the lanes the instruction acts on: the merge
-/// of lanes outside EXEC, which every masked vector write does, does not make an operand `InOut`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dir {
-    /// Only read: the instruction does not change the group.
-    In,
-    /// Only written: the new value does not depend on the old one.
-    Out,
-    /// Read and written: the new value depends on the old one (an accumulator, an atomic's data, a write of
-    /// half a register or of some lanes only).
-    InOut,
-}
-
-impl Dir {
-    /// `In` or `InOut`: the old value is read.
-    pub fn reads(self) -> bool {
-        self != Dir::Out
-    }
-    /// `Out` or `InOut`: the group is written.
-    pub fn writes(self) -> bool {
-        self != Dir::In
-    }
-    /// The direction as the YAML `regs` text spells it: `in`, `out` or `inout`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dir::In => "in",
-            Dir::Out => "out",
-            Dir::InOut => "inout",
-        }
-    }
-}
+pub use crate::vocab::{AtomicOp, Dir, Flow};
 
 /// Number of consecutive registers, from the operand's register up, that an operand reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,83 +144,6 @@ impl ExecUse {
     pub fn depends(self) -> bool {
         self.masked || self.reads
     }
-}
-
-/// Control-flow kind (YAML `flow`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Flow {
-    /// Continues at the next instruction.
-    None,
-    /// Conditional, PC-relative: taken, or continues at the next instruction.
-    Branch,
-    /// Unconditional, PC-relative.
-    Jump,
-    /// Unconditional, PC-relative, writes the return address to a uniform register.
-    Call,
-    /// Unconditional, to an address in a uniform register (also the return from a call).
-    JumpIndirect,
-    /// As `JumpIndirect`, and writes the return address.
-    CallIndirect,
-    /// Ends the wave.
-    End,
-    /// Always traps (the launch stops at this instruction).
-    Trap,
-    /// Waits for the workgroup's waves, then continues at the next instruction.
-    Barrier,
-}
-
-impl Flow {
-    /// The kind as the YAML `flow` spells it, in snake case (`jump_indirect`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Flow::None => "none",
-            Flow::Branch => "branch",
-            Flow::Jump => "jump",
-            Flow::Call => "call",
-            Flow::JumpIndirect => "jump_indirect",
-            Flow::CallIndirect => "call_indirect",
-            Flow::End => "end",
-            Flow::Trap => "trap",
-            Flow::Barrier => "barrier",
-        }
-    }
-    /// May continue at the next instruction.
-    pub fn falls_through(self) -> bool {
-        matches!(self, Flow::None | Flow::Branch | Flow::Barrier)
-    }
-}
-
-/// Operation of an atomic (YAML `access: … atomic=<op>`); the entry's `en` gives the exact semantics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AtomicOp {
-    /// Wrapping 32-bit addition of the data to memory.
-    Add,
-    /// Wrapping 32-bit subtraction of the data from memory.
-    Sub,
-    /// Signed 32-bit minimum of memory and the data.
-    MinI32,
-    /// Signed 32-bit maximum of memory and the data.
-    MaxI32,
-    /// Unsigned 32-bit minimum of memory and the data.
-    MinU32,
-    /// Unsigned 32-bit maximum of memory and the data.
-    MaxU32,
-    /// Bitwise and of memory and the data.
-    And,
-    /// Bitwise or of memory and the data.
-    Or,
-    /// Bitwise exclusive or of memory and the data.
-    Xor,
-    /// Stores the data; the old value is returned.
-    Xchg,
-    /// Compare and swap: the data group is read two registers wide (value, compare value), one written.
-    Cas,
-    /// Increment with wrap to 0: memory becomes 0 if old >= data, else old + 1.
-    Inc,
-    /// Decrement with wrap to the data: memory becomes the data if old is 0 or above it, else old - 1.
-    Dec,
-    /// f32 addition of the data to memory, rounded to nearest even.
-    FaddF32,
 }
 
 /// The memory space of an access: fixed, or the value of an operand (index in syntax order).
@@ -429,7 +322,7 @@ pub struct RegUses {
 
 impl RegUses {
     /// Most register operands of any instruction (the build script refuses more).
-    pub const MAX: usize = 4;
+    pub const MAX: usize = crate::vocab::MAX_REG_OPERANDS;
     /// The register operands, in syntax order.
     pub fn as_slice(&self) -> &[RegUse] {
         &self.uses[..self.len as usize]

@@ -13,6 +13,8 @@ pub mod elf_kernel;
 pub mod expr;
 pub mod facts;
 pub mod meta;
+pub mod operands;
+mod vocab;
 
 pub use asm::{assemble, assemble_module, AsmError, AsmErrors, KernelMeta, Program};
 pub use codec::{decode_at, decode_raw, encode, encode_values, length_words, DecodeError, Encoded, Illegal};
@@ -21,6 +23,7 @@ pub use disasm::{disassemble, format_insn};
 pub use expr::WOp;
 pub use facts::*;
 pub use meta::*;
+pub use operands::{LaneFormula, SignOp, SrcMods};
 
 include!(concat!(env!("OUT_DIR"), "/isa_generated.rs"));
 

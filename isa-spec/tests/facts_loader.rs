@@ -14,6 +14,8 @@ mod gen;
 mod gen_docs;
 #[path = "../build/model.rs"]
 mod model;
+#[path = "../src/vocab.rs"]
+mod vocab;
 
 const FORMATS: &str = r#"
 formats:
@@ -72,9 +74,9 @@ fn a_complete_entry_loads() {
     let f = &spec.insns[0].facts;
     assert_eq!(
         f.regs.iter().flatten().map(|r| r.dir).collect::<Vec<_>>(),
-        [facts::Dir::Out, facts::Dir::In, facts::Dir::In]
+        [vocab::Dir::Out, vocab::Dir::In, vocab::Dir::In]
     );
-    assert_eq!(f.flow, "none");
+    assert_eq!(f.flow, vocab::Flow::None);
 }
 
 #[test]
@@ -146,15 +148,15 @@ fn the_real_spec_loads_and_matches_the_generated_tables() {
     assert_eq!(spec.insns.len(), lanejit_isa::INSNS.len());
     for (i, info) in spec.insns.iter().zip(lanejit_isa::INSNS.iter()) {
         assert_eq!(i.def.mnemonic, info.mnemonic);
-        let dirs: Vec<Option<facts::Dir>> = i.facts.regs.iter().map(|r| r.as_ref().map(|r| r.dir)).collect();
-        let gen_dirs: Vec<Option<facts::Dir>> = info
+        let dirs: Vec<Option<vocab::Dir>> = i.facts.regs.iter().map(|r| r.as_ref().map(|r| r.dir)).collect();
+        let gen_dirs: Vec<Option<vocab::Dir>> = info
             .operands
             .iter()
             .map(|o| {
                 o.dir.map(|d| match d {
-                    lanejit_isa::Dir::In => facts::Dir::In,
-                    lanejit_isa::Dir::Out => facts::Dir::Out,
-                    lanejit_isa::Dir::InOut => facts::Dir::InOut,
+                    lanejit_isa::Dir::In => vocab::Dir::In,
+                    lanejit_isa::Dir::Out => vocab::Dir::Out,
+                    lanejit_isa::Dir::InOut => vocab::Dir::InOut,
                 })
             })
             .collect();

@@ -111,7 +111,7 @@ impl Fx<'_> {
 
     /// Replaces the lanes outside EXEC by `identity` (nothing to do in the full-EXEC variant).
     pub fn active_or(&mut self, x: Vec32, identity: u32) -> Vec32 {
-        if self.full_exec {
+        if self.full_exec() {
             return x;
         }
         let id = self.splat_const(identity)[0];

@@ -96,8 +96,8 @@ impl std::error::Error for NotBuiltIn {}
 /// and control groups and the block budget; 100..=119 in memory accesses (inline path, window cache, the
 /// runtime's per-lane path); 120 and up in EXEC handling and block state (variants, blends, counters, write-back).
 pub const CATALOGUE: &[(u32, &str, &str)] = &[
-    (1, "lower/xlane.rs:up", "shfl.up.vi bound off by one: the lane whose source is lane 0 keeps its own value"),
-    (2, "lower/xlane.rs:down", "shfl.down.vi wraps around the wave instead of keeping the lane's own value"),
+    (1, "lower/xlane.rs:source", "shfl.up.vi bound off by one: the lane whose source is lane 0 keeps its own value"),
+    (2, "lower/xlane.rs:source", "shfl.down.vi wraps around the wave instead of keeping the lane's own value"),
     (3, "lower/xlane.rs:shift_dynamic", "shfl.up/down (.vu and per-lane) truncate the delta to 5 bits"),
     (4, "lower/xlane.rs:shift_dynamic", "shfl.down bound off by one: lane + delta = 32 reads lane 0"),
     (5, "lower/xlane.rs:readfirst", "readfirst reads lane 0 instead of the lowest active lane"),
@@ -105,7 +105,7 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (7, "lower/xlane.rs:lower", "xred.max.u32 identity all-ones (min's) instead of 0"),
     (8, "lower/xlane.rs:lower", "xscan.add.u32 exclusive instead of inclusive"),
     (9, "lower/xlane.rs:lower", "ballot ignores EXEC (inactive lanes are counted)"),
-    (10, "lower/xlane.rs:lower", "quad.swizzle selector fields read in reverse order"),
+    (10, "lower/xlane.rs:source", "quad.swizzle selector fields read in reverse order"),
     (11, "lower/xlane.rs:lower", "vote.all compares with all 32 lanes instead of EXEC"),
     (12, "lanes.rs:gather", "dynamic shuffle index masked to 15 instead of 31"),
     (13, "lower/xlane.rs:reduce", "xred.* leave out the last vector (lanes 28..31)"),

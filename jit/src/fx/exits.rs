@@ -2,12 +2,58 @@
 //! (starting the next wave in place), counting retired instructions and lane-ops, and calls that hand one
 //! instruction to the interpreter or the runtime's memory path.
 
-use super::{flags, touched, written, BlockRegs, Fx, EXEC_OFFSET, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
+use super::{flags, touched, written, BlockRegs, Fx, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
 use crate::abi::Exit;
 use cranelift_codegen::ir::{types::*, InstBuilder, Value};
 use lanejit_isa::LANES;
 
 impl Fx<'_> {
+    /// The remaining step budget.
+    pub fn steps(&mut self) -> Value {
+        self.b.use_var(self.steps)
+    }
+
+    /// Sets the remaining step budget.
+    pub fn set_steps(&mut self, steps: Value) {
+        self.b.def_var(self.steps, steps);
+    }
+
+    /// Leaves with `status` at a pc known only at run time, storing nothing: for the function's dispatch, before
+    /// any guest code has run.
+    pub fn leave_at(&mut self, status: Exit, pc: Value) {
+        let s = self.b.ins().iconst(I32, status as i64);
+        self.b.ins().jump(self.exit_block, &[s.into(), pc.into()]);
+    }
+
+    /// Quick code counts each start of a block (`JitCtx::hits[start / 4]`, wrapping), for recompiling hot blocks.
+    pub fn count_block_start(&mut self, start: u32) {
+        let hits = self.hits.expect("quick code loads the hit counters at entry");
+        let n = self.b.ins().load(I32, flags(), hits, start as i32);
+        let n = self.b.ins().iadd_imm_s(n, 1);
+        self.b.ins().store(flags(), n, hits, start as i32);
+    }
+
+    /// Starts lowering `insn`: what an interpreter call runs, and nothing noted yet about how it runs.
+    pub fn begin_insn(&mut self, insn: lanejit_isa::Insn) {
+        self.current = Some(insn);
+        self.noted = false;
+    }
+
+    /// The instruction being lowered.
+    pub fn current(&self) -> Option<lanejit_isa::Insn> {
+        self.current
+    }
+
+    /// Has the lowering of the current instruction noted how it runs (a runtime call, an inline path)?
+    pub fn lowering_noted(&self) -> bool {
+        self.noted
+    }
+
+    /// Every way each instruction (by pc) may run in the code emitted, taken out of the function.
+    pub fn take_lowering(&mut self) -> std::collections::BTreeSet<(u32, crate::abi::Lowering)> {
+        std::mem::take(&mut self.lowering)
+    }
+
     /// Loads the retired and lane-op counters (at entry only: helpers never change them).
     pub fn load_counters(&mut self) {
         for (var, off) in [(self.retired, RETIRED_OFFSET), (self.lane_ops, LANE_OPS_OFFSET)] {
@@ -79,12 +125,12 @@ impl Fx<'_> {
             return (r, l);
         }
         let r = self.b.ins().iadd_imm_s(r, n as i64);
-        let ops = if self.full_exec {
+        let ops = if self.full_exec() {
             self.b.ins().iconst(I64, n as i64 * LANES as i64)
         } else {
             // Lane-ops count the lanes active when each instruction starts: EXEC as the block began (only a
             // block's last instruction may write EXEC).
-            let e = self.block_exec.expect("counting happens inside a block");
+            let e = self.block_exec();
             // Mutant 123: lane-ops counted with the EXEC current at the block's end, not at its start.
             let e = if crate::mutants::active(123) { self.exec_val() } else { e };
             let pc = self.b.ins().popcnt(e);
@@ -131,10 +177,7 @@ impl Fx<'_> {
             self.fcsr_plain = false;
         }
         let (vs, us) = touched(&insn);
-        let (dv, du): (Vec<usize>, Vec<usize>) = (
-            vs.iter().copied().filter(|&r| self.dirty_v[r]).collect(),
-            us.iter().copied().filter(|&r| self.dirty_u[r]).collect(),
-        );
+        let (dv, du) = self.dirty_among(&vs, &us);
         // Mutant 124: registers the block changed are not written back before the runtime call.
         if !crate::mutants::active(124) {
             self.store_regs(&dv, &du);
@@ -161,15 +204,5 @@ impl Fx<'_> {
         self.store_dirty();
         self.b.ins().jump(self.trap_exit, &[pcv.into()]);
         self.b.switch_to_block(ok);
-    }
-
-    pub(super) fn store_exec(&mut self) {
-        let x = self.b.use_var(self.exec);
-        self.b.ins().store(flags(), x, self.state, EXEC_OFFSET);
-    }
-
-    pub(super) fn load_exec(&mut self) {
-        let x = self.b.ins().load(I32, flags(), self.state, EXEC_OFFSET);
-        self.b.def_var(self.exec, x);
     }
 }

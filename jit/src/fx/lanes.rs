@@ -1,7 +1,8 @@
-//! Lane-wise helpers: EXEC as per-vector lane masks (computed once per masked variant), constant vectors,
-//! splats, lane ids, and packing compare masks into a 32-bit lane mask.
+//! EXEC and lane-wise helpers: EXEC's variable (read, written, stored and loaded), EXEC as per-vector lane masks
+//! (computed once per masked variant), constant vectors, splats, lane ids, and packing compare masks into a
+//! 32-bit lane mask.
 
-use super::{Fx, Vec32, VECS};
+use super::{flags, Fx, Vec32, EXEC_OFFSET, VECS};
 use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
@@ -9,6 +10,36 @@ use cranelift_frontend::FunctionBuilder;
 const _: () = assert!(VECS == 8 && lanejit_isa::LANES == 32);
 
 impl Fx<'_> {
+    /// EXEC's current value.
+    pub fn exec_val(&mut self) -> Value {
+        self.b.use_var(self.exec)
+    }
+
+    /// Sets EXEC (an instruction that writes it; the block's lane masks stay those of its start).
+    pub fn set_exec(&mut self, m: Value) {
+        self.b.def_var(self.exec, m);
+    }
+
+    /// Does the block variant being emitted run with every lane active (no EXEC blending)?
+    pub fn full_exec(&self) -> bool {
+        self.full_exec
+    }
+
+    /// Records EXEC as the segment being emitted starts (lane-ops count the lanes active then).
+    pub fn note_block_exec(&mut self) {
+        self.block_exec = Some(self.exec_val());
+    }
+
+    /// EXEC as the segment being emitted started (`note_block_exec`).
+    pub(super) fn block_exec(&self) -> Value {
+        self.block_exec.expect("counting happens inside a block")
+    }
+
+    /// Forgets the lane masks of the previous block (a new guest block begins).
+    pub(super) fn forget_exec_lanes(&mut self) {
+        self.exec_lanes = None;
+    }
+
     /// Starts a block variant: in the masked one, EXEC's lane masks are computed here, where they dominate
     /// every instruction of the block (an instruction asking for them in a block without them computes its
     /// own).
@@ -103,5 +134,17 @@ impl Fx<'_> {
         }
         let e = self.exec_val();
         self.b.ins().band(mask, e)
+    }
+
+    /// Stores EXEC's variable into the state (before a runtime call or an exit).
+    pub(super) fn store_exec(&mut self) {
+        let x = self.b.use_var(self.exec);
+        self.b.ins().store(flags(), x, self.state, EXEC_OFFSET);
+    }
+
+    /// Loads EXEC from the state into its variable (at a wave's start, after a runtime call that wrote it).
+    pub(super) fn load_exec(&mut self) {
+        let x = self.b.ins().load(I32, flags(), self.state, EXEC_OFFSET);
+        self.b.def_var(self.exec, x);
     }
 }

@@ -37,55 +37,63 @@ pub fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
+/// The function being built. Only the builder is public: lowering code emits through `b` and reaches the rest
+/// through the methods of each concern's file (`regs`, `lanes`, `exits`, and this file for the function's
+/// inputs and per-block facts), never through another concern's state.
 pub struct Fx<'a> {
+    /// The Cranelift function builder every lowering emits through.
     pub b: FunctionBuilder<'a>,
-    pub state: Value,
-    pub ctx: Value,
-    pub vvars: Vec<Option<[Variable; VECS]>>,
-    pub uvars: Vec<Option<Variable>>,
-    pub exec: Variable,
-    pub retired: Variable,
-    pub lane_ops: Variable,
-    pub steps: Variable,
-    pub helpers: HelperFns,
-    /// The block being emitted runs with EXEC = all lanes (no blending needed).
-    pub full_exec: bool,
-    /// The instruction being lowered (what an interpreter call executes).
-    pub current: Option<lanejit_isa::Insn>,
-    /// EXEC at the start of the block being emitted.
-    pub block_exec: Option<Value>,
-    /// Cranelift block holding the common exit code, taking (status, pc).
-    pub exit_block: ir::Block,
-    /// Where a wave starts: loads EXEC, the counters and the budget, then dispatches on pc (`emit_function`).
-    /// A wave's `end` jumps back here when `helper_next_wave` has set up the next wave.
-    pub restart: ir::Block,
-    /// The exit after an interpreter call trapped, taking pc: EXEC and the counters are in the state already
-    /// (stored for the call), so it only records pc and the budget.
-    trap_exit: ir::Block,
+    // --- The function's inputs and settings (this file).
+    state: Value,
+    ctx: Value,
+    /// Window-cache slot of each word's vector access (`runtime::NO_SLOT` for others); shared by the kernel's
+    /// functions (one per word of the whole code).
+    slot_of: std::sync::Arc<[u32]>,
+    /// The compiler this function is built for (what variants blocks get, whether they count their starts).
+    tier: crate::abi::Tier,
+    /// `JitCtx::hits`, loaded once at entry (quick code counts block starts there).
+    hits: Option<Value>,
+    /// Print the CLIF instruction count of every lowered instruction (`Report::insts`).
+    report_insts: bool,
+    /// The guest block being emitted branches to its own start: (that start, the Cranelift loop header). Its
+    /// back edge keeps registers in variables instead of storing and reloading them.
+    self_loop: Option<(u32, ir::Block)>,
+    /// fcsr is plain (rm = rne, no f32 flush): checked at the block's start, not written since.
+    fcsr_plain: bool,
+    // --- Registers (`regs.rs`).
+    vvars: Vec<Option<[Variable; VECS]>>,
+    uvars: Vec<Option<Variable>>,
     /// Registers written since the block began (stored at every exit from it).
     dirty_v: Vec<bool>,
     dirty_u: Vec<bool>,
-    /// The guest block being emitted branches to its own start: (that start, the Cranelift loop header). Its
-    /// back edge keeps registers in variables instead of storing and reloading them.
-    pub self_loop: Option<(u32, ir::Block)>,
-    /// fcsr is plain (rm = rne, no f32 flush): checked at the block's start, not written since.
-    pub fcsr_plain: bool,
+    // --- EXEC (`lanes.rs`).
+    exec: Variable,
+    /// The block being emitted runs with EXEC = all lanes (no blending needed).
+    full_exec: bool,
+    /// EXEC at the start of the block being emitted.
+    block_exec: Option<Value>,
     /// EXEC as 8 lane masks, computed once at the start of a masked block variant (EXEC is constant inside a
     /// block), so that each masked write costs one select per slice.
     exec_lanes: Option<Vec32>,
-    /// Window-cache slot of each word's vector access (`runtime::NO_SLOT` for others); shared by the kernel's
-    /// functions (one per word of the whole code).
-    pub slot_of: std::sync::Arc<[u32]>,
-    /// The compiler this function is built for (what variants blocks get, whether they count their starts).
-    pub tier: crate::abi::Tier,
-    /// `JitCtx::hits`, loaded once at entry (quick code counts block starts there).
-    pub hits: Option<Value>,
+    // --- Ways out, counters and runtime calls (`exits.rs`).
+    retired: Variable,
+    lane_ops: Variable,
+    steps: Variable,
+    helpers: HelperFns,
+    /// The instruction being lowered (what an interpreter call executes).
+    current: Option<lanejit_isa::Insn>,
+    /// Cranelift block holding the common exit code, taking (status, pc).
+    exit_block: ir::Block,
+    /// Where a wave starts: loads EXEC, the counters and the budget, then dispatches on pc (`emit_function`).
+    /// A wave's `end` jumps back here when `helper_next_wave` has set up the next wave.
+    restart: ir::Block,
+    /// The exit after an interpreter call trapped, taking pc: EXEC and the counters are in the state already
+    /// (stored for the call), so it only records pc and the budget.
+    trap_exit: ir::Block,
     /// Every way each instruction (by pc) may run (`CompiledKernel::lowering`).
-    pub lowering: std::collections::BTreeSet<(u32, crate::abi::Lowering)>,
+    lowering: std::collections::BTreeSet<(u32, crate::abi::Lowering)>,
     /// The lowering of the current instruction noted how it runs (else it is wholly native).
-    pub noted: bool,
-    /// Print the CLIF instruction count of every lowered instruction (`Report::insts`).
-    pub report_insts: bool,
+    noted: bool,
 }
 
 /// The vector and uniform registers a guest block names.
@@ -163,8 +171,59 @@ impl<'a> Fx<'a> {
         fx
     }
 
-    pub fn exec_val(&mut self) -> Value {
-        self.b.use_var(self.exec)
+    /// The wave state pointer (`*mut WaveState`), a function parameter.
+    pub fn state(&self) -> Value {
+        self.state
+    }
+
+    /// The run context pointer (`*mut JitCtx`), a function parameter.
+    pub fn ctx(&self) -> Value {
+        self.ctx
+    }
+
+    /// The compiler this function is built for.
+    pub fn tier(&self) -> crate::abi::Tier {
+        self.tier
+    }
+
+    /// Sets the window-cache slot of every code word (shared by the kernel's functions).
+    pub fn set_window_slots(&mut self, slot_of: std::sync::Arc<[u32]>) {
+        self.slot_of = slot_of;
+    }
+
+    /// The window-cache slot of the vector access at `pc` (`runtime::NO_SLOT` for other instructions).
+    pub fn window_slot(&self, pc: u32) -> u32 {
+        self.slot_of[(pc / 4) as usize]
+    }
+
+    /// Print the CLIF instruction count of every lowered instruction.
+    pub fn set_report_insts(&mut self, on: bool) {
+        self.report_insts = on;
+    }
+
+    /// Does this function print the CLIF instruction count of every lowered instruction?
+    pub fn report_insts(&self) -> bool {
+        self.report_insts
+    }
+
+    /// The block being emitted branches to its own start: (that start, its loop header), or `None`.
+    pub fn self_loop(&self) -> Option<(u32, ir::Block)> {
+        self.self_loop
+    }
+
+    /// Sets (or, with `None`, clears) the self loop of the block being emitted.
+    pub fn set_self_loop(&mut self, l: Option<(u32, ir::Block)>) {
+        self.self_loop = l;
+    }
+
+    /// Is fcsr known plain (rm = rne, no f32 flush) here: checked at the block's start, not written since?
+    pub fn fcsr_plain(&self) -> bool {
+        self.fcsr_plain
+    }
+
+    /// States whether fcsr is known plain from here on.
+    pub fn set_fcsr_plain(&mut self, plain: bool) {
+        self.fcsr_plain = plain;
     }
 }
 

@@ -6,6 +6,16 @@ use cranelift_codegen::ir::{types::*, InstBuilder, Value};
 use lanejit_isa::{UReg, VReg, UREGS, VREGS};
 
 impl Fx<'_> {
+    /// Is vector register `r` held in variables (named by the kernel)?
+    pub fn has_v(&self, r: usize) -> bool {
+        self.vvars[r].is_some()
+    }
+
+    /// Is uniform register `r` held in a variable (named by the kernel)?
+    pub fn has_u(&self, r: usize) -> bool {
+        self.uvars[r].is_some()
+    }
+
     /// Stores the cached registers among `vs`/`us`.
     pub(super) fn store_regs(&mut self, vs: &[usize], us: &[usize]) {
         for &r in vs {
@@ -47,7 +57,7 @@ impl Fx<'_> {
     /// (no block parameters for registers a block does not name), which keeps compile time linear in the code.
     pub fn begin_block(&mut self, regs: &BlockRegs) {
         self.clear_dirty();
-        self.exec_lanes = None;
+        self.forget_exec_lanes();
         self.load_regs(&regs.0, &regs.1);
     }
 
@@ -71,6 +81,14 @@ impl Fx<'_> {
         (self.dirty_v, self.dirty_u) = d;
     }
 
+    /// The registers among `vs`/`us` that the block has changed (to store before a runtime call reads them).
+    pub(super) fn dirty_among(&self, vs: &[usize], us: &[usize]) -> BlockRegs {
+        (
+            vs.iter().copied().filter(|&r| self.dirty_v[r]).collect(),
+            us.iter().copied().filter(|&r| self.dirty_u[r]).collect(),
+        )
+    }
+
     /// Has the block changed any register since it began (or since its changes were last stored)?
     pub fn dirty_any(&self) -> bool {
         self.dirty_v.iter().chain(&self.dirty_u).any(|&d| d)
@@ -90,7 +108,7 @@ impl Fx<'_> {
 
     /// Writes a vector register under EXEC (blending unless the block runs with a full EXEC).
     pub fn set_v(&mut self, r: VReg, x: Vec32) {
-        let x = if self.full_exec { x } else { self.blend_exec(r, x) };
+        let x = if self.full_exec() { x } else { self.blend_exec(r, x) };
         self.set_v_all(r, x);
     }
 

@@ -69,9 +69,9 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
         | AtomIncU32 { rd, .. }
         | AtomDecU32 { rd, .. }
         | AtomFaddF32 { rd, .. } => match Atomic::of(i) {
-            Some(a) if fx.vvars[rd.idx()].is_some() && atomic::inline_ok(fx, &a) => atomic::lower(fx, site, &a),
+            Some(a) if fx.has_v(rd.idx()) && atomic::inline_ok(fx, &a) => atomic::lower(fx, site, &a),
             // One host atomic per active lane in the runtime (`runtime::mem::try_atomic`); only rd changes.
-            Some(_) if fx.vvars[rd.idx()].is_some() => {
+            Some(_) if fx.has_v(rd.idx()) => {
                 fx.call_mem(site.pc, site.index, (vec![rd.idx()], Vec::new()));
                 Lowered::Native
             }
@@ -104,12 +104,12 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
 /// The registers a uniform access names live in variables.
 fn uniform_cached(fx: &Fx, a: &uniform::UniformAccess) -> bool {
     let regs = [a.rs1.idx(), a.rs1.idx() + 1].into_iter().chain(a.rd.idx()..a.rd.idx() + a.words());
-    regs.into_iter().all(|r| fx.uvars[r].is_some())
+    regs.into_iter().all(|r| fx.has_u(r))
 }
 
 /// The registers the access names live in variables (else the whole instruction is the interpreter's).
 fn cached(fx: &Fx, a: &Access) -> bool {
-    (a.rd.idx()..a.rd.idx() + a.regs()).all(|r| fx.vvars[r].is_some())
+    (a.rd.idx()..a.rd.idx() + a.regs()).all(|r| fx.has_v(r))
 }
 
 /// Registers the runtime's access may write: a load's destination group.
@@ -121,14 +121,14 @@ fn writes(a: &Access) -> crate::fx::BlockRegs {
 fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
     // Mutant 106: the contiguous path also in the masked variant, where it writes every lane.
     let contiguous =
-        ((fx.full_exec && fx.tier == crate::abi::Tier::Opt) || crate::mutants::active(106)) && a.bytes == 4;
+        ((fx.full_exec() && fx.tier() == crate::abi::Tier::Opt) || crate::mutants::active(106)) && a.bytes == 4;
     let scattered = gather::supports(fx, &a);
     if !contiguous && !scattered {
         fx.call_mem(site.pc, site.index, writes(&a));
         return Lowered::Native;
     }
     fx.note_lowering(site.pc, crate::abi::Lowering::Native);
-    let slot = fx.slot_of[(site.pc / 4) as usize];
+    let slot = fx.window_slot(site.pc);
     debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled vector access has a window slot");
     let (slow, join) = (fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(slow);
@@ -206,7 +206,8 @@ fn inline_check(fx: &mut Fx, a: &Access, slot: u32) -> (Value, Value) {
 /// The cached window of `slot`: (guest lo, span, host address of lo).
 pub fn window_fields(fx: &mut Fx, slot: u32) -> (Value, Value, Value) {
     let ctx_flags = crate::fx::flags();
-    let windows = fx.b.ins().load(I64, ctx_flags, fx.ctx, CTX_WINDOWS_OFFSET);
+    let ctx = fx.ctx();
+    let windows = fx.b.ins().load(I64, ctx_flags, ctx, CTX_WINDOWS_OFFSET);
     let at = (slot as usize * std::mem::size_of::<Window>()) as i32;
     let w_lo = fx.b.ins().load(I64, ctx_flags, windows, at);
     let w_span = fx.b.ins().load(I64, ctx_flags, windows, at + 8);

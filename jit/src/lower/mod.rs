@@ -63,7 +63,7 @@ impl Fx<'_> {
     /// the changed registers), or a jump back to the loop header, registers kept in variables, when the block
     /// branches to its own start.
     pub fn goto(&mut self, site: &Site, target: u32) {
-        if let Some((start, header)) = self.self_loop.filter(|l| l.0 == target) {
+        if let Some((start, header)) = self.self_loop().filter(|l| l.0 == target) {
             debug_assert_eq!(start, target);
             self.b.ins().jump(header, &[]);
             return;
@@ -85,7 +85,8 @@ impl Fx<'_> {
             self.b.ins().jump(h, &[]);
             return;
         }
-        let discard = self.b.ins().uload8(I32, crate::fx::flags(), self.ctx, crate::abi::CTX_DISCARD_OFFSET);
+        let ctx = self.ctx();
+        let discard = self.b.ins().uload8(I32, crate::fx::flags(), ctx, crate::abi::CTX_DISCARD_OFFSET);
         let store = self.b.create_block();
         // Mutant 143: the changed registers are dropped whatever the run, so a wave's final state misses them.
         if crate::mutants::active(143) {
@@ -101,7 +102,7 @@ impl Fx<'_> {
     /// Conditional continuation: `cond != 0` goes to `taken`, else to `fall`. Outside a self-loop the changed
     /// registers are stored once, before the branch, rather than on both sides.
     pub fn branch(&mut self, site: &Site, cond: ir::Value, taken: u32, fall: u32) {
-        let looping = self.self_loop.is_some_and(|l| l.0 == taken || l.0 == fall);
+        let looping = self.self_loop().is_some_and(|l| l.0 == taken || l.0 == fall);
         let saved = self.dirty();
         if !looping {
             self.store_dirty();
@@ -146,7 +147,8 @@ pub fn emit_function(fx: &mut Fx, blocks: &[Block], clif_limit: usize) -> usize 
     let end_word =
         blocks.iter().map(|b| b.end().max(b.interp_at.map_or(0, |pc| pc + 4)).div_ceil(4)).max().unwrap_or(first_word);
     let other = fx.b.create_block();
-    let pc = fx.b.ins().load(I32, crate::fx::flags(), fx.state, crate::fx::PC_OFFSET);
+    let state = fx.state();
+    let pc = fx.b.ins().load(I32, crate::fx::flags(), state, crate::fx::PC_OFFSET);
     let word = fx.b.ins().ushr_imm_u(pc, 2);
     // A pc below the first word wraps to a huge index, which the table's default takes.
     let index = fx.b.ins().iadd_imm_s(word, -(first_word as i64));
@@ -157,8 +159,7 @@ pub fn emit_function(fx: &mut Fx, blocks: &[Block], clif_limit: usize) -> usize 
     let jt = fx.b.create_jump_table(JumpTableData::new(default, &table));
     fx.b.ins().br_table(index, jt);
     fx.b.switch_to_block(other);
-    let s = fx.b.ins().iconst(I32, Exit::Interpret as i64);
-    fx.b.ins().jump(fx.exit_block, &[s.into(), pc.into()]);
+    fx.leave_at(Exit::Interpret, pc);
     let mut emitted = 0;
     while emitted < blocks.len() && (emitted == 0 || fx.b.func.dfg.num_insts() < clif_limit) {
         emit_block(fx, &blocks[emitted], &heads);
@@ -194,7 +195,7 @@ fn loops_to_itself(block: &Block) -> bool {
 fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     fx.b.switch_to_block(heads.blocks[&block.start]);
     let regs = block_regs(block);
-    fx.self_loop = None;
+    fx.set_self_loop(None);
     // Nothing is dirty on entry: an exit before `begin_block` (the budget check) must store nothing. (Mutant
     // 125: the previous block's changed registers are stored there, read from variables not defined here.)
     if !crate::mutants::active(125) {
@@ -205,7 +206,7 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
         let header = fx.b.create_block();
         fx.b.ins().jump(header, &[]);
         fx.b.switch_to_block(header);
-        fx.self_loop = Some((block.start, header));
+        fx.set_self_loop(Some((block.start, header)));
         // After one iteration the variables differ from the state: every exit stores them.
         fx.mark_dirty(&regs);
         budget_check(fx, block);
@@ -214,14 +215,14 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
         fx.begin_block(&regs);
     }
     vfloat::guard_block(fx, &block.ops, block.start);
-    if fx.tier == Tier::Quick {
-        count_start(fx, block.start);
+    if fx.tier() == Tier::Quick {
+        fx.count_block_start(block.start);
     }
     let writes_lanes = block.ops.iter().any(|o| !matches!(o.insn, Insn::Uniform(_) | Insn::Ctrl(_) | Insn::Cmp(_)));
     let segments = segments(block);
     for (s, range) in segments.iter().enumerate() {
         let next = (s + 1 < segments.len()).then(|| fx.b.create_block());
-        if s > 0 && fx.tier == Tier::Quick {
+        if s > 0 && fx.tier() == Tier::Quick {
             leave_unless_full(fx, block, range.start);
         }
         emit_segment(fx, block, range.clone(), next, writes_lanes, heads);
@@ -256,9 +257,9 @@ fn leave_unless_full(fx: &mut Fx, block: &Block, at: usize) {
     fx.b.set_cold_block(out);
     fx.b.ins().brif(partial, out, &[], run, &[]);
     fx.b.switch_to_block(out);
-    let steps = fx.b.use_var(fx.steps);
+    let steps = fx.steps();
     let steps = fx.b.ins().iadd_imm_s(steps, (block.ops.len() - at) as i64);
-    fx.b.def_var(fx.steps, steps);
+    fx.set_steps(steps);
     let dirty = fx.dirty();
     fx.exit(Exit::Interpret, block.ops[at].pc);
     fx.set_dirty(dirty);
@@ -275,12 +276,12 @@ fn emit_segment(
     writes_lanes: bool,
     heads: &Heads,
 ) {
-    let fcsr_plain = fx.fcsr_plain;
+    let fcsr_plain = fx.fcsr_plain();
     let entry_dirty = fx.dirty();
     let exec = fx.exec_val();
     let bm = fx.b.create_block();
     // Quick code has one variant, for a full EXEC (the common case; about half the code to compile).
-    let variants: &[(ir::Block, bool)] = match fx.tier {
+    let variants: &[(ir::Block, bool)] = match fx.tier() {
         Tier::Opt => {
             // Mutant 120: the full-EXEC variant taken whenever lane 31 is active.
             let full = if crate::mutants::active(120) {
@@ -305,7 +306,7 @@ fn emit_segment(
         fx.b.switch_to_block(variant);
         fx.begin_variant(full_exec, writes_lanes);
         fx.set_dirty(entry_dirty.clone());
-        fx.fcsr_plain = fcsr_plain;
+        fx.set_fcsr_plain(fcsr_plain);
         emit_ops(fx, block, range.clone(), next, heads);
         let (v, u) = fx.dirty();
         // Mutant 144: the next segment stores only what the last variant (the masked one) changed.
@@ -314,18 +315,10 @@ fn emit_segment(
         }
         out_dirty.0.iter_mut().zip(v).for_each(|(d, x)| *d |= x);
         out_dirty.1.iter_mut().zip(u).for_each(|(d, x)| *d |= x);
-        out_plain &= fx.fcsr_plain;
+        out_plain &= fx.fcsr_plain();
     }
     fx.set_dirty(out_dirty);
-    fx.fcsr_plain = out_plain;
-}
-
-/// Quick code counts each start of a block (`JitCtx::hits[start / 4]`, wrapping), for recompiling hot blocks.
-fn count_start(fx: &mut Fx, start: u32) {
-    let hits = fx.hits.expect("quick code loads the hit counters at entry");
-    let n = fx.b.ins().load(I32, crate::fx::flags(), hits, start as i32);
-    let n = fx.b.ins().iadd_imm_s(n, 1);
-    fx.b.ins().store(crate::fx::flags(), n, hits, start as i32);
+    fx.set_fcsr_plain(out_plain);
 }
 
 /// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction (in
@@ -333,9 +326,9 @@ fn count_start(fx: &mut Fx, start: u32) {
 fn budget_check(fx: &mut Fx, block: &Block) {
     // Mutant 43: a block that needs one step more than remains still runs compiled.
     let n = block.ops.len() as i64 - crate::mutants::active(43) as i64;
-    let steps = fx.b.use_var(fx.steps);
+    let steps = fx.steps();
     let mut short = fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, steps, n.max(1));
-    if fx.tier == Tier::Quick {
+    if fx.tier() == Tier::Quick {
         // Quick code has only the full-EXEC variant: a partial EXEC leaves by the same exit.
         let exec = fx.exec_val();
         let partial = fx.b.ins().icmp_imm_s(IntCC::NotEqual, exec, 0xffff_ffffi64);
@@ -348,7 +341,7 @@ fn budget_check(fx: &mut Fx, block: &Block) {
     fx.exit(Exit::Interpret, block.start);
     fx.b.switch_to_block(run);
     let steps = fx.b.ins().iadd_imm_s(steps, -n);
-    fx.b.def_var(fx.steps, steps);
+    fx.set_steps(steps);
 }
 
 /// The instructions `range` of `block` in the current variant; then on to `next` (the next segment), or, for
@@ -356,18 +349,17 @@ fn budget_check(fx: &mut Fx, block: &Block) {
 fn emit_ops(fx: &mut Fx, block: &Block, range: std::ops::Range<usize>, next: Option<ir::Block>, heads: &Heads) {
     // Sites count within the segment: the instructions of earlier segments are counted already.
     let block_len = range.len() as u32;
-    fx.block_exec = Some(fx.exec_val());
+    fx.note_block_exec();
     for (i, op) in block.ops[range].iter().enumerate() {
         let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads };
-        fx.current = Some(op.insn);
+        fx.begin_insn(op.insn);
         let before = fx.b.func.dfg.num_insts();
-        fx.noted = false;
         let lowered = lower_op(fx, &op.insn, &site);
-        if fx.report_insts {
+        if fx.report_insts() {
             eprintln!("{:>5} CLIF  {:?} {}", fx.b.func.dfg.num_insts() - before, lowered, op.insn.id().info().mnemonic);
         }
         // Lowerings with a runtime call say so, and note their inline path too; others are wholly native.
-        if lowered != Lowered::Interpret && !fx.noted {
+        if lowered != Lowered::Interpret && !fx.lowering_noted() {
             fx.note_lowering(op.pc, crate::abi::Lowering::Native);
         }
         match lowered {

@@ -178,7 +178,8 @@ fn csr_read(fx: &mut Fx, rd: UReg, csr: Csr) -> Lowered {
     // Not `readonly`: the environment changes when compiled code starts the next wave (`helper_next_wave`).
     // Mutant 132: grid and workgroup sizes read one field too far.
     let at = if active(132) && matches!(csr, Csr::WgSizeX | Csr::GridX) { at + 4 } else { at };
-    let x = fx.b.ins().load(I32, crate::fx::flags(), fx.ctx, crate::abi::CTX_ENV_OFFSET + at);
+    let ctx = fx.ctx();
+    let x = fx.b.ins().load(I32, crate::fx::flags(), ctx, crate::abi::CTX_ENV_OFFSET + at);
     set(fx, rd, x)
 }
 
@@ -320,7 +321,7 @@ fn div(fx: &mut Fx, rd: UReg, rs1: UReg, rs2: UReg, signed: bool, rem: bool) -> 
 }
 
 fn set_exec(fx: &mut Fx, m: Value) -> Lowered {
-    fx.b.def_var(fx.exec, m);
+    fx.set_exec(m);
     Lowered::Native
 }
 

@@ -149,11 +149,12 @@ fn plain_bits() -> u32 {
 /// instruction), so the float instructions inside need no check of their own until something in the block
 /// writes fcsr (`Fx::fcsr_plain`).
 pub fn guard_block(fx: &mut Fx, ops: &[crate::blocks::Op], start: u32) {
-    fx.fcsr_plain = false;
+    fx.set_fcsr_plain(false);
     if !ops.iter().any(|o| matches!(o.insn, lanejit_isa::Insn::Vfloat(_))) {
         return;
     }
-    let fcsr = fx.b.ins().load(I32, flags(), fx.state, FCSR_OFFSET);
+    let state = fx.state();
+    let fcsr = fx.b.ins().load(I32, flags(), state, FCSR_OFFSET);
     let bits = fx.b.ins().band_imm_u(fcsr, plain_bits() as i64);
     let (run, out) = (fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(out);
@@ -161,7 +162,7 @@ pub fn guard_block(fx: &mut Fx, ops: &[crate::blocks::Op], start: u32) {
     fx.b.switch_to_block(out);
     fx.exit(crate::abi::Exit::Interpret, start);
     fx.b.switch_to_block(run);
-    fx.fcsr_plain = true;
+    fx.set_fcsr_plain(true);
 }
 
 /// Emits `native` when `supported` (else the interpreter runs the instruction), guarded by the fcsr fields
@@ -172,14 +173,15 @@ fn run(fx: &mut Fx, site: &Site, supported: bool, native: impl FnOnce(&mut Fx)) 
     if !supported {
         return Lowered::Interpret;
     }
-    let insn = fx.current.expect("lowering an instruction");
+    let insn = fx.current().expect("lowering an instruction");
     let mask = insn.float_modes().fcsr_mask();
-    if mask == 0 || fx.fcsr_plain && mask & !plain_bits() == 0 {
+    if mask == 0 || fx.fcsr_plain() && mask & !plain_bits() == 0 {
         native(fx);
         return Lowered::Native;
     }
     // fcsr is never cached: only interpreter calls write it, and a call is a barrier for this load.
-    let fcsr = fx.b.ins().load(I32, flags(), fx.state, FCSR_OFFSET);
+    let state = fx.state();
+    let fcsr = fx.b.ins().load(I32, flags(), state, FCSR_OFFSET);
     let bits = fx.b.ins().band_imm_u(fcsr, mask as i64);
     let (fast, slow, join) = (fx.b.create_block(), fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(slow);

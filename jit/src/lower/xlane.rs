@@ -8,23 +8,22 @@ use crate::abi::Tier;
 use crate::fx::{Fx, Vec32, VECS};
 use crate::mutants::active;
 use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, Value};
-use lanejit_isa::{UReg, VReg, XlaneInsn, LANES};
+use lanejit_isa::{LaneFormula, UReg, VReg, XlaneInsn, LANES};
 
 const LANE_MASK: u32 = LANES as u32 - 1;
 
 pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
     use XlaneInsn::*;
     match *i {
-        ShflUpVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| up(l, imm as u32 & LANE_MASK)),
-        ShflDownVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| down(l, imm as u32 & LANE_MASK)),
-        ShflXorVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| l ^ (imm as u32 & LANE_MASK) as usize),
-        ShflRotVi { rd, rs1, imm } => fixed(fx, rd, rs1, |l| (l as i64 + imm as i64) as usize & LANE_MASK as usize),
-        ShflBcastVi { rd, rs1, imm } => fixed(fx, rd, rs1, |_| (imm as u32 & LANE_MASK) as usize),
-        // Mutant 10: the 2-bit selector fields read from the top of imm down (quad lane 0 takes imm[7:6]).
-        QuadSwizzle { rd, rs1, imm } if active(10) => {
-            fixed(fx, rd, rs1, |l| (l & !3) | (imm as usize >> (6 - 2 * (l & 3)) & 3))
-        }
-        QuadSwizzle { rd, rs1, imm } => fixed(fx, rd, rs1, |l| (l & !3) | (imm as usize >> (2 * (l & 3)) & 3)),
+        ShflUpVi { rd, rs1, .. }
+        | ShflDownVi { rd, rs1, .. }
+        | ShflXorVi { rd, rs1, .. }
+        | ShflRotVi { rd, rs1, .. }
+        | ShflBcastVi { rd, rs1, .. }
+        | QuadSwizzle { rd, rs1, .. } => match i.lane_formula() {
+            Some(f) => fixed(fx, rd, rs1, |l| source(f, l)),
+            None => Lowered::Interpret,
+        },
         ShflIdx { rd, rs1, rs2 } => {
             let idx = fx.v(rs2);
             dynamic(fx, rd, rs1, idx)
@@ -48,17 +47,19 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
             shift_dynamic(fx, rd, rs1, d, true)
         }
         // Optimised code switches on a uniform operand into the immediate forms' constant permutations.
-        ShflBcastVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => switched(fx, rd, rs1, rs2, LANES, |u, _| u),
-        ShflXorVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => xor_uniform(fx, rd, rs1, rs2),
-        ShflRotVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
-            switched(fx, rd, rs1, rs2, LANES, |u, l| (l + u) & LANE_MASK as usize)
+        ShflBcastVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => {
+            switched(fx, rd, rs1, rs2, LANES, |u, l| source(LaneFormula::Index(u as u32), l))
+        }
+        ShflXorVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => xor_uniform(fx, rd, rs1, rs2),
+        ShflRotVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => {
+            switched(fx, rd, rs1, rs2, LANES, |u, l| source(LaneFormula::Rotate(u as u32), l))
         }
         // Deltas are not truncated: every delta of LANES or more (the last case) leaves each lane its own value.
-        ShflUpVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
-            switched(fx, rd, rs1, rs2, LANES + 1, |u, l| up(l, u as u32))
+        ShflUpVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => {
+            switched(fx, rd, rs1, rs2, LANES + 1, |u, l| source(LaneFormula::Up(u as u32), l))
         }
-        ShflDownVu { rd, rs1, rs2 } if fx.tier == Tier::Opt => {
-            switched(fx, rd, rs1, rs2, LANES + 1, |u, l| down(l, u as u32))
+        ShflDownVu { rd, rs1, rs2 } if fx.tier() == Tier::Opt => {
+            switched(fx, rd, rs1, rs2, LANES + 1, |u, l| source(LaneFormula::Down(u as u32), l))
         }
         ShflBcastVu { rd, rs1, rs2 } => {
             let u = fx.u(rs2);
@@ -92,7 +93,7 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
         Readfirst { rd, rs1 } => readfirst(fx, rd, rs1),
         Readlane { rd, rs1, imm } => {
             let s = fx.v(rs1);
-            let x = fx.extract(s, (imm & LANE_MASK) as usize);
+            let x = fx.extract(s, LaneFormula::Index(imm).source(0));
             fx.set_u(rd, x);
             Lowered::Native
         }
@@ -157,27 +158,16 @@ pub fn lower(fx: &mut Fx, i: &XlaneInsn) -> Lowered {
     }
 }
 
-/// shfl.up source lane: delta above the lane keeps the lane's own value.
-fn up(lane: usize, delta: u32) -> usize {
-    // Mutant 1: off-by-one bound, the lane whose source is exactly lane 0 keeps its own value.
-    let reaches = if active(1) { (delta as usize) < lane } else { delta as usize <= lane };
-    if reaches {
-        lane - delta as usize
-    } else {
-        lane
-    }
-}
-
-/// shfl.down source lane: lane + delta beyond the wave keeps the lane's own value.
-fn down(lane: usize, delta: u32) -> usize {
-    // Mutant 2: the source wraps around the wave (a rotation) instead of falling back to the lane itself.
-    if active(2) {
-        return (lane + delta as usize) & LANE_MASK as usize;
-    }
-    if lane + (delta as usize) < LANES {
-        lane + delta as usize
-    } else {
-        lane
+/// The lane that `lane` reads under the shared formula `f`, or under a planted bug of the shuffles.
+fn source(f: LaneFormula, lane: usize) -> usize {
+    match f {
+        // Mutant 1: off-by-one bound, the lane whose source is exactly lane 0 keeps its own value.
+        LaneFormula::Up(d) if active(1) && d as usize == lane => lane,
+        // Mutant 2: the source wraps around the wave (a rotation) instead of falling back to the lane itself.
+        LaneFormula::Down(d) if active(2) => (lane + d as usize) & LANE_MASK as usize,
+        // Mutant 10: the 2-bit selector fields read from the top of imm down (quad lane 0 takes imm[7:6]).
+        LaneFormula::Quad(sel) if active(10) => (lane & !3) | (sel as usize >> (6 - 2 * (lane & 3)) & 3),
+        f => f.source(lane),
     }
 }
 

@@ -407,12 +407,12 @@ fn define_function(
             sig: b.import_signature(hsig),
         };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
-        fx.slot_of = slot_of.clone();
-        fx.report_insts = opts.report.insts;
+        fx.set_window_slots(slot_of.clone());
+        fx.set_report_insts(opts.report.insts);
         emitted = lower::emit_function(&mut fx, blocks, FUNCTION_CLIF);
         fx.emit_exit_block();
         fx.b.seal_all_blocks();
-        lowering = std::mem::take(&mut fx.lowering).into_iter().collect();
+        lowering = fx.take_lowering().into_iter().collect();
         fx.b.finalize(isa.frontend_config());
     }
     let t_ir = t0.elapsed();

@@ -38,13 +38,13 @@ fn host_op(op: AtomOp) -> Option<AtomicRmwOp> {
 /// Can `a` run inline in this function (optimised code, a host instruction for its operation, its registers
 /// in variables)?
 pub fn inline_ok(fx: &Fx, a: &Atomic) -> bool {
-    fx.tier == crate::abi::Tier::Opt && host_op(a.op).is_some() && fx.vvars[a.at.rs1.idx()].is_some()
+    fx.tier() == crate::abi::Tier::Opt && host_op(a.op).is_some() && fx.has_v(a.at.rs1.idx())
 }
 
 /// Emits the inline atomic with the runtime as its cold fallback.
 pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     fx.note_lowering(site.pc, crate::abi::Lowering::Native);
-    let slot = fx.slot_of[(site.pc / 4) as usize];
+    let slot = fx.window_slot(site.pc);
     debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled atomic has a window slot");
     let lane_bytes = (4 * VECS * 4) as u32;
     let [offs, data, olds] =

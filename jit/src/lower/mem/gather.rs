@@ -15,7 +15,7 @@ use lanejit_isa::LANES;
 /// would multiply what every hot block costs to compile (matrix multiply's opt compile went 44 -> 170 ms per
 /// 100 instructions with them) for accesses the runtime does well enough.
 pub fn supports(fx: &Fx, a: &Access) -> bool {
-    fx.tier == crate::abi::Tier::Opt && fx.full_exec && a.bytes <= 4
+    fx.tier() == crate::abi::Tier::Opt && fx.full_exec() && a.bytes <= 4
 }
 
 /// Checks every active lane, then does the access and continues at `join`; a lane that fails goes to `slow`.

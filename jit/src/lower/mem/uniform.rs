@@ -60,7 +60,7 @@ fn words(bytes: u32) -> usize {
 
 pub fn lower(fx: &mut Fx, site: &Site, a: &UniformAccess) -> Lowered {
     fx.note_lowering(site.pc, crate::abi::Lowering::Native);
-    let slot = fx.slot_of[(site.pc / 4) as usize];
+    let slot = fx.window_slot(site.pc);
     debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled uniform access has a window slot");
     let (ok, host) = inline_check(fx, a, slot);
     let (fast, slow, join) = (fx.b.create_block(), fx.b.create_block(), fx.b.create_block());

@@ -9,23 +9,17 @@ use crate::fx::{Fx, Vec32};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types::*, InstBuilder, MemFlagsData, Value};
 use lanejit_interp::fp::{F32_BELOW_ONE, F32_QNAN};
-use lanejit_isa::VReg;
+use lanejit_isa::{SignOp, VReg};
 
 const SIGN: u32 = 0x8000_0000;
 const MAG: u32 = 0x7fff_ffff;
 const ONE: u32 = 0x3f80_0000;
 
-/// The modifier operands of one instruction: bit i of `neg` / `abs` belongs to source i+1; `sat` clamps the
-/// result.
-#[derive(Clone, Copy)]
-pub struct Mods {
-    pub neg: u8,
-    pub abs: u8,
-    pub sat: bool,
-}
+/// The modifier operands of one instruction, decoded by `lanejit_isa::SrcMods` (which source each bit is for).
+pub use lanejit_isa::SrcMods as Mods;
 
 /// No modifiers (the literal forms and the rounding ops have none).
-pub(super) const PLAIN: Mods = Mods { neg: 0, abs: 0, sat: false };
+pub(super) const PLAIN: Mods = Mods::NONE;
 
 #[derive(Clone, Copy)]
 pub enum Bin {
@@ -61,28 +55,37 @@ pub(super) fn to_i(fx: &mut Fx, x: Value) -> Value {
     fx.b.ins().bitcast(I32X4, MemFlagsData::new(), x)
 }
 
-impl Mods {
-    /// Source `i` (bits): |x| if abs bit i, then -x if neg bit i, on the sign bit only, so NaN and zeros are
-    /// modified too. No input flush: the guard proved fcsr.ftz32 clear, or the result does not depend on it.
-    pub(super) fn src(self, fx: &mut Fx, i: u32, x: Value) -> Value {
-        let x = if self.abs >> i & 1 != 0 {
-            let k = fx.kvec(MAG);
-            fx.b.ins().band(x, k)
-        } else {
-            x
-        };
+/// The modifiers emitted on I32X4 bits: sources on the sign bit, results through sat or the canonical NaN.
+pub(super) trait EmitMods {
+    /// Source `i` (bits) with its modifiers on the sign bit only, so NaN and zeros are modified too. No input
+    /// flush: the guard proved fcsr.ftz32 clear, or the result does not depend on it.
+    fn src(self, fx: &mut Fx, i: u32, x: Value) -> Value;
+    /// An F32X4 result to register bits: sat (which also turns NaN into +0), else NaN made canonical.
+    fn finish(self, fx: &mut Fx, f: Value) -> Value;
+}
+
+impl EmitMods for Mods {
+    fn src(self, fx: &mut Fx, i: u32, x: Value) -> Value {
         // Mutant 37: only source 1's neg bit is honoured (the bit of source i is not shifted down).
-        let neg = if crate::mutants::active(37) { self.neg & 1 } else { self.neg };
-        if neg >> i & 1 != 0 {
-            let k = fx.kvec(SIGN);
-            fx.b.ins().bxor(x, k)
-        } else {
-            x
+        let m = if crate::mutants::active(37) { Mods { neg: self.neg & 1, ..self } } else { self };
+        match m.sign_op(i as usize) {
+            SignOp::Keep => x,
+            SignOp::Clear => {
+                let k = fx.kvec(MAG);
+                fx.b.ins().band(x, k)
+            }
+            SignOp::Set => {
+                let k = fx.kvec(SIGN);
+                fx.b.ins().bor(x, k)
+            }
+            SignOp::Flip => {
+                let k = fx.kvec(SIGN);
+                fx.b.ins().bxor(x, k)
+            }
         }
     }
 
-    /// An F32X4 result to register bits: sat (which also turns NaN into +0), else NaN made canonical.
-    pub(super) fn finish(self, fx: &mut Fx, f: Value) -> Value {
+    fn finish(self, fx: &mut Fx, f: Value) -> Value {
         if self.sat {
             saturate(fx, f)
         } else {

@@ -5,7 +5,7 @@
 //! high word: they are applied to it before the interleave. f64 has no flush control, so an f64 result only
 //! depends on the rounding mode.
 
-use super::ops32::{self, Mods, PLAIN};
+use super::ops32::{self, EmitMods, Mods, PLAIN};
 use crate::fx::{Fx, Vec32};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{types::*, ConstantData, Endianness, InstBuilder, MemFlagsData, Value};
