@@ -2,8 +2,9 @@
 //! what the spec says of it (an instruction's text, format and opcode; an operand's kind, field bits and
 //! direction; an enum value's encoding), so the crate can deny missing docs without anyone editing the output.
 
-use crate::facts::{Dir, RegFact, Width};
+use crate::facts::{RegFact, Width};
 use crate::model::{kind_of, serde_value::Scalar, Insn, Kind, Operand, Spec};
+use crate::vocab::Dir;
 
 /// Spec prose as doc text: one line, and brackets and angle brackets (`<field>`) escaped so rustdoc reads
 /// them neither as links nor as HTML.
