@@ -23,6 +23,8 @@ pub struct Access {
     pub imm: i32,
     pub sp: Sp,
     pub bytes: u32,
+    /// Required alignment of each lane's address (YAML `access`: natural for these widths).
+    pub align: u32,
     pub dir: Dir,
 }
 
@@ -49,7 +51,7 @@ impl Access {
         let info = lanejit_isa::Insn::Mem(*i).id().info();
         let acc = info.access?;
         let dir = if info.has(lanejit_isa::flag::ST) { Dir::Store } else { Dir::Load { signed: acc.signed } };
-        Some(Access { rd, rs1, rs2, imm, sp, bytes: acc.bytes, dir }).filter(|a| {
+        Some(Access { rd, rs1, rs2, imm, sp, bytes: acc.bytes, align: acc.align, dir }).filter(|a| {
             a.rd.idx() + a.regs() <= VREGS && a.sp != Sp::Private && !(a.sp == Sp::Constant && a.is_store())
         })
     }
@@ -101,7 +103,7 @@ impl Atomic {
         let insn = lanejit_isa::Insn::Mem(*i);
         let acc = insn.id().info().access?;
         let op = acc.atomic?;
-        let at = Access { rd, rs1, rs2, imm, sp, bytes: acc.bytes, dir: Dir::Store };
+        let at = Access { rd, rs1, rs2, imm, sp, bytes: acc.bytes, align: acc.align, dir: Dir::Store };
         // Private memory and writes to constant memory are the interpreter's (the latter traps), and so is a
         // data group (cas: value and compare value) past the last register (IllegalInsn).
         let uses = insn.reg_uses();

@@ -17,7 +17,7 @@ fn le() -> MemFlagsData {
 
 impl Fx<'_> {
     /// Byte shuffle of two I32X4 values: output lane j takes lane `sel[j]` of concat(a, b) (0..8).
-    fn shuffle32(&mut self, a: Value, b: Value, sel: [usize; PER]) -> Value {
+    pub(crate) fn shuffle32(&mut self, a: Value, b: Value, sel: [usize; PER]) -> Value {
         let mask: Vec<u8> = sel.iter().flat_map(|&l| (0..4).map(move |byte| (l * 4 + byte) as u8)).collect();
         let imm = self.b.func.dfg.immediates.push(ConstantData::from(mask));
         let (a8, b8) = (self.b.ins().bitcast(I8X16, le(), a), self.b.ins().bitcast(I8X16, le(), b));

@@ -12,6 +12,7 @@
 
 pub mod atomic;
 pub mod gather;
+pub mod slices;
 pub mod uniform;
 
 use super::{Lowered, Site};

@@ -108,11 +108,11 @@ pub fn try_access(w: &mut WaveState, mem: &mut dyn Memory, window: Option<&mut W
         .map(|c| HostRegion { lo: c.lo, len: c.span + CONTIGUOUS_BYTES, host: c.host as *mut u8 });
     let from_cache = cached.is_some();
     let Some(region) = cached.or_else(|| mem.host_region(a.sp, first, a.is_store())) else { return false };
-    let bytes = a.bytes as u64;
-    // Access sizes are powers of two: a mask, not a division, tests alignment (this loop is hot).
-    debug_assert!(bytes.is_power_of_two());
+    let (bytes, align) = (a.bytes as u64, a.align as u64);
+    // Alignments are powers of two: a mask, not a division, tests them (this loop is hot).
+    debug_assert!(align.is_power_of_two());
     let fits = |addr: u64| {
-        addr & (bytes - 1) == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - bytes
+        addr & (align - 1) == 0 && region.len >= bytes && addr.wrapping_sub(region.lo) <= region.len - bytes
     };
     // Mutant 102: only the first active lane is checked.
     let checked = if crate::mutants::active(102) { 1 } else { LANES };
@@ -254,7 +254,7 @@ mod tests {
     }
 
     fn access(bytes: u32, dir: Dir) -> Access {
-        Access { rd: VReg(2), rs1: VReg(1), rs2: UReg(4), imm: 0, sp: Sp::Global, bytes, dir }
+        Access { rd: VReg(2), rs1: VReg(1), rs2: UReg(4), imm: 0, sp: Sp::Global, bytes, align: bytes, dir }
     }
 
     fn words(n: usize) -> Buf {

@@ -1,31 +1,35 @@
-//! Vector loads and stores whose lanes are not contiguous (strided, scattered, repeated), or that run under a
-//! partial EXEC, inline in optimised code: one vector check that every active lane's access is aligned and
-//! inside the instruction's cached window, then one host access per lane. Stores go lanes ascending so the
-//! highest lane wins an overlap, as in the interpreter. A failed check calls the runtime, whose interpreter
-//! reports any fault. Only a full EXEC and one word (or less) per lane: see `supports`.
+//! Vector loads and stores whose lanes are not contiguous (strided, scattered, repeated), inline in optimised
+//! code with a full EXEC (see `supports`): one vector check that every lane's access is aligned and inside the
+//! instruction's cached window, then one host access per lane. Stores go lanes ascending so the highest lane
+//! wins an overlap, as in the interpreter. A failed check calls the runtime, whose interpreter reports any
+//! fault. 8- and 16-byte lanes, and 32-bit accesses whose 4-lane slices are contiguous, go a slice at a time
+//! (`slices.rs`).
 
 use super::{base_plus_imm, window_check, window_fields};
+use crate::abi::CONTIGUOUS_BYTES;
 use crate::access::{Access, Dir};
 use crate::fx::{Fx, VECS};
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, Block, InstBuilder, MemFlagsData, Value};
 use lanejit_isa::LANES;
 
-/// Does this function lower `a` here? Optimised code, a full EXEC, at most one word per lane: the code is
-/// unrolled over the lanes (a few instructions per lane and word), so wider accesses and the masked variant
-/// would multiply what every hot block costs to compile (matrix multiply's opt compile went 44 -> 170 ms per
-/// 100 instructions with them) for accesses the runtime does well enough.
+/// Does this function lower `a` here? Optimised code and a full EXEC: the code is unrolled over the lanes (a
+/// few instructions per lane), so the masked variant would multiply what every hot block costs to compile.
+/// Wider accesses (8 and 16 bytes) take one host vector per lane and a transpose per slice (`slices.rs`), not
+/// one access and lane insert per word (with those, matrix multiply's opt compile went 44 -> 170 ms per 100
+/// instructions).
 pub fn supports(fx: &Fx, a: &Access) -> bool {
-    fx.tier() == crate::abi::Tier::Opt && fx.full_exec() && a.bytes <= 4
+    fx.tier() == crate::abi::Tier::Opt && fx.full_exec() && matches!(a.regs(), 1 | 2 | 4)
 }
 
 /// Checks every active lane, then does the access and continues at `join`; a lane that fails goes to `slow`.
 pub fn emit(fx: &mut Fx, a: &Access, slot: u32, slow: Block, join: Block) {
     let off = fx.v(a.rs1);
     let start = base_plus_imm(fx, a);
-    let window = window_fields(fx, slot);
-    let (_, w_span, w_host) = window;
-    let (first_inside, rel0) = window_check(fx, window, start);
-    let ok = lanes_ok(fx, a, &off, start, rel0, w_span);
+    let (w_lo, w_span, w_host) = window_fields(fx, slot);
+    // The window's span leaves room for a 128-byte contiguous access; a lane here reads at most 16 bytes.
+    let limit = fx.b.ins().iadd_imm_s(w_span, (CONTIGUOUS_BYTES - read_bytes(a)) as i64);
+    let (first_inside, rel0) = window_check(fx, (w_lo, limit, w_host), start);
+    let ok = lanes_ok(fx, a, &off, start, rel0, limit);
     let ok = fx.b.ins().band(first_inside, ok);
     // The empty window (lo = u64::MAX, span 0, host 0) admits address u64::MAX itself, which the alignment
     // test rules out only for accesses wider than a byte: test that the window holds a region.
@@ -35,19 +39,51 @@ pub fn emit(fx: &mut Fx, a: &Access, slot: u32, slow: Block, join: Block) {
     fx.b.ins().brif(ok, go, &[], slow, &[]);
     fx.b.switch_to_block(go);
     let host0 = fx.b.ins().iadd(w_host, rel0);
+    let wide_load = a.regs() > 1 && !a.is_store();
+    if a.bytes == 4 || wide_load {
+        let (by_slice, by_lane) = (fx.b.create_block(), fx.b.create_block());
+        let by_slices = if wide_load {
+            super::slices::slices_uniform(fx, &off)
+        } else {
+            super::slices::slices_contiguous(fx, &off)
+        };
+        fx.b.ins().brif(by_slices, by_slice, &[], by_lane, &[]);
+        fx.b.switch_to_block(by_slice);
+        let starts: Vec<Value> = (0..LANES).step_by(LANES / VECS).map(|l| lane_host(fx, &off, host0, l)).collect();
+        if wide_load {
+            super::slices::uniform_wide_load(fx, a, &starts);
+        } else {
+            super::slices::slice_access(fx, a, &starts);
+        }
+        fx.b.ins().jump(join, &[]);
+        fx.b.switch_to_block(by_lane);
+    }
     let hosts: Vec<Value> = (0..LANES).map(|l| lane_host(fx, &off, host0, l)).collect();
-    match a.dir {
-        Dir::Load { signed } => gather(fx, a, &hosts, signed),
-        Dir::Store => scatter(fx, a, &hosts),
+    match (a.dir, a.regs()) {
+        (Dir::Load { signed }, 1) => gather(fx, a, &hosts, signed),
+        (Dir::Store, 1) => scatter(fx, a, &hosts),
+        (Dir::Load { .. }, _) => super::slices::wide_load(fx, a, &hosts),
+        (Dir::Store, _) => super::slices::wide_store(fx, a, &hosts),
     }
     fx.b.ins().jump(join, &[]);
 }
 
-/// Every lane's offset keeps its access inside the window (`rel0 + offset <= span`, offsets being
-/// zero-extended) and aligned to the access size.
-fn lanes_ok(fx: &mut Fx, a: &Access, off: &[Value; VECS], start: Value, rel0: Value, w_span: Value) -> Value {
-    // (Used only when rel0 <= span.) An offset up to `span - rel0` fits; above 2^32 - 1 every offset does.
-    let room = fx.b.ins().isub(w_span, rel0);
+/// Bytes the host reads or writes from each lane's (or, for slices, each slice's first lane's) address: one
+/// 16-byte vector for wide accesses, the access itself otherwise (a contiguous slice's last lane ends where its
+/// 16 bytes do).
+fn read_bytes(a: &Access) -> u64 {
+    if a.regs() > 1 {
+        16
+    } else {
+        a.bytes as u64
+    }
+}
+
+/// Every lane's offset keeps its host access inside the region (`rel0 + offset <= limit`, offsets being
+/// zero-extended; `limit` = region length - `read_bytes`) and aligned as the access requires.
+fn lanes_ok(fx: &mut Fx, a: &Access, off: &[Value; VECS], start: Value, rel0: Value, limit: Value) -> Value {
+    // (Used only when rel0 <= limit.) An offset up to `limit - rel0` fits; above 2^32 - 1 every offset does.
+    let room = fx.b.ins().isub(limit, rel0);
     let max = fx.b.ins().iconst(I64, u32::MAX as i64);
     let room = fx.b.ins().umin(room, max);
     let room = fx.b.ins().ireduce(I32, room);
@@ -58,9 +94,9 @@ fn lanes_ok(fx: &mut Fx, a: &Access, off: &[Value; VECS], start: Value, rel0: Va
     for &x in off {
         let mut ok = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, x, room);
         // Mutant 142: lanes' alignment not tested (a misaligned lane runs instead of trapping).
-        if a.bytes > 1 && !crate::mutants::active(142) {
+        if a.align > 1 && !crate::mutants::active(142) {
             let addr = fx.b.ins().iadd(x, low);
-            let mask = fx.const_vec([a.bytes - 1; 4]);
+            let mask = fx.const_vec([a.align - 1; 4]);
             let bits = fx.b.ins().band(addr, mask);
             let zero = fx.const_vec([0; 4]);
             let aligned = fx.b.ins().icmp(IntCC::Equal, bits, zero);
