@@ -2,43 +2,59 @@
 //! the ratios the project's targets are stated in. Throughput is lane-ops (active lanes × retired instructions)
 //! per second; times are the best of three runs, each checked against the Rust reference.
 
-use crate::cli::Failed;
+use crate::bench_kernel::{self, BENCH_ENGINES, DEFAULT_REPEAT};
+use crate::cli::{load_named_kernel, Failed, LaunchArgs};
 use crate::examples::{self, Size};
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use lanejit::{CompileConfig, Device, Engine, Kernel, LaunchConfig};
 use lanejit_jit::Tier;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// `lanejit bench` arguments.
 #[derive(clap::Args, Clone)]
 pub struct BenchArgs {
+    /// Your kernel (source .s or binary) instead of the bundled ones: launched as `run` launches it (the options
+    /// below it up to `--kernel`), `--repeat` times on each of `--engines`, each launch from the buffers' initial
+    /// contents; the engines' output buffers must agree (exit 1 otherwise, or on a trap).
+    pub kernel: Option<PathBuf>,
+    /// Your kernel's launch: grid, workgroup, buffers, arguments, threads and limits, as `run` takes them.
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+    /// With a kernel: the engines to time, in order (the first one's buffers are the reference); default all.
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(BENCH_ENGINES))]
+    pub engines: Vec<String>,
+    /// With a kernel: launches per engine (default 5); the first, compilation included, is reported apart, best and
+    /// median are of the others.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Only kernels whose name contains this.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "kernel")]
     pub filter: Option<String>,
     /// Problem size: small, default or large.
-    #[arg(long, default_value = "default")]
+    #[arg(long, conflicts_with = "kernel", default_value = "default")]
     pub size: String,
     /// Skip the interpreter when a kernel's interpreted run would exceed this many retired instructions
     /// (estimated from the JIT run); the row then reports the JIT alone.
-    #[arg(long, default_value_t = 50_000_000)]
+    #[arg(long, conflicts_with = "kernel", default_value_t = 50_000_000)]
     pub interp_limit: u64,
     /// Size of the two-thread scaling run of alu_loop (it needs enough work per launch that starting threads and
     /// workgroups does not dominate).
-    #[arg(long, default_value = "large")]
+    #[arg(long, conflicts_with = "kernel", default_value = "large")]
     pub scaling_size: String,
     /// Also measure one against two worker threads (the JIT) for every chosen kernel at `--size`, not only
     /// alu_loop at `--scaling-size`: the "two threads on every large kernel" (memory-bound ones included).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "kernel")]
     pub scaling_all: bool,
     /// Leave out the extra row for the matrix multiply at the large size (1024 × 1024 × 1024 f32, JIT only).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "kernel")]
     pub skip_large: bool,
     /// Only launch each chosen kernel this many times on the JIT (one setup, answer checked once at the end),
     /// printing the time per launch: a clean run for a profiler (`perf record -g lanejit bench --profile 20`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "kernel")]
     pub profile: Option<u32>,
 }
 
@@ -226,6 +242,18 @@ fn print_row(r: &BenchRow) {
     );
 }
 
+/// `lanejit bench KERNEL`: the user's kernel with `run`'s options, on each chosen engine.
+fn run_user_kernel(a: &BenchArgs, path: &std::path::Path, compile: &CompileConfig) -> Result<()> {
+    let engines = bench_kernel::chosen_engines(&a.engines)?;
+    let opts = crate::runcmd::RunOptions {
+        json: a.json,
+        repeat: a.repeat.unwrap_or(DEFAULT_REPEAT),
+        ..a.launch.options(compile)
+    };
+    let kernel = load_named_kernel(path, a.launch.kernel_name.as_deref(), compile)?;
+    bench_kernel::run(&kernel, &engines, &opts)
+}
+
 /// `--profile N`: N launches of each kernel on the JIT, one worker thread, nothing else timed or run.
 fn profile(chosen: &[&examples::Example], size: Size, launches: u32, compile: &CompileConfig) -> Result<()> {
     for ex in chosen {
@@ -256,6 +284,12 @@ fn assemble(ex: &examples::Example, compile: &CompileConfig) -> Result<Kernel> {
 
 /// `lanejit bench`: kernels compiled and tiered as `compile` says.
 pub fn run(a: &BenchArgs, compile: &CompileConfig) -> Result<()> {
+    if let Some(path) = &a.kernel {
+        return run_user_kernel(a, path, compile);
+    }
+    if a.launch.any() || !a.engines.is_empty() || a.repeat.is_some() {
+        bail!("--grid, --wg, --buffer, --arg, --threads, --budget, --deadline, --kernel, --engines and --repeat go with a kernel file (`lanejit bench KERNEL ...`)");
+    }
     let (size, scaling_size) = (parse_size(&a.size)?, parse_size(&a.scaling_size)?);
     let chosen: Vec<_> =
         examples::all().into_iter().filter(|e| a.filter.as_ref().is_none_or(|f| e.name.contains(f.as_str()))).collect();

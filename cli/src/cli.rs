@@ -134,11 +134,10 @@ pub struct WaveArgs {
     pub trace: bool,
 }
 
-/// `lanejit run` arguments (also the kernel, grid and buffer options of `lanejit bench KERNEL`).
-#[derive(clap::Args, Debug)]
-pub struct RunArgs {
-    /// Kernel source (.s) or binary; a bundled example name also works (see --list).
-    pub kernel: Option<String>,
+/// How a kernel file is launched: the options `lanejit run KERNEL` and `lanejit bench KERNEL` share (one
+/// definition, so that both parse and check them alike).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct LaunchArgs {
     /// Grid size in workgroups, `x[,y[,z]]` (at most 4294967295 workgroups in all).
     #[arg(long, value_parser = parse_grid)]
     pub grid: Option<[u32; 3]>,
@@ -154,12 +153,6 @@ pub struct RunArgs {
     /// (`1.5`, `1e5`, `inf`, `nan`).
     #[arg(long = "arg", allow_hyphen_values = true)]
     pub args: Vec<String>,
-    /// The engine (the JIT by default; `interp` is the golden model).
-    #[arg(long, value_parser = engine_parser(), default_value = "jit")]
-    pub engine: Engine,
-    /// Print every executed instruction with EXEC and the registers it wrote (runs on one thread).
-    #[arg(long)]
-    pub trace: bool,
     /// Worker threads, 1..=256 (default: one per core).
     #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
@@ -169,6 +162,61 @@ pub struct RunArgs {
     /// Wall-clock limit of the launch in seconds (default 600; at most 604800).
     #[arg(long, value_parser = parse_deadline)]
     pub deadline: Option<Duration>,
+    /// The kernel to launch when the file holds several (`.kernel` directives, or an ELF module).
+    #[arg(long = "kernel")]
+    pub kernel_name: Option<String>,
+}
+
+impl LaunchArgs {
+    /// Whether any of these options was given (they go with a kernel file).
+    pub fn any(&self) -> bool {
+        let l = self;
+        l.grid.is_some()
+            || l.wg.is_some()
+            || !l.buffers.is_empty()
+            || !l.args.is_empty()
+            || l.threads.is_some()
+            || l.budget.is_some()
+            || l.deadline.is_some()
+            || l.kernel_name.is_some()
+    }
+
+    /// The options `runcmd` takes (buffers and scalars still as text: `runcmd::parse_inputs` checks them), the
+    /// kernel compiled and tiered as `compile` says, run on the JIT once, printing nothing extra.
+    pub fn options(&self, compile: &lanejit::CompileConfig) -> crate::runcmd::RunOptions {
+        crate::runcmd::RunOptions {
+            grid: self.grid,
+            wg: self.wg,
+            buffers: self.buffers.clone(),
+            args: self.args.clone(),
+            engine: Engine::Jit,
+            trace: false,
+            threads: self.threads,
+            show: 0,
+            budget: self.budget,
+            deadline: self.deadline,
+            compile: *compile,
+            saves: Vec::new(),
+            json: false,
+            repeat: 1,
+        }
+    }
+}
+
+/// `lanejit run` arguments.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Kernel source (.s) or binary; a bundled example name also works (see --list).
+    pub kernel: Option<String>,
+    /// The kernel's launch: grid, workgroup, buffers, arguments, threads and limits.
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+    /// The engine (the JIT by default; `interp` is the golden model).
+    #[arg(long, value_parser = engine_parser(), default_value = "jit")]
+    pub engine: Engine,
+    /// Print every executed instruction with EXEC and the registers it wrote (runs on one thread).
+    #[arg(long)]
+    pub trace: bool,
     /// Elements of each buffer to print.
     #[arg(long, default_value_t = 16)]
     pub show: usize,
@@ -179,9 +227,6 @@ pub struct RunArgs {
     /// others (a benchmark of your own kernel; later launches run on the buffers earlier ones left).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
-    /// The kernel to launch when the file holds several (`.kernel` directives, or an ELF module).
-    #[arg(long = "kernel")]
-    pub kernel_name: Option<String>,
     /// `INDEX=PATH`: write buffer INDEX (from 0, in `--buffer` order) to PATH after the launch, also after a
     /// trap (`.npy` for numpy, any other name raw little-endian). Repeatable.
     #[arg(long = "save")]
@@ -197,20 +242,13 @@ impl RunArgs {
     /// kernel compiled and tiered as `compile` says.
     pub fn options(&self, compile: &lanejit::CompileConfig) -> crate::runcmd::RunOptions {
         crate::runcmd::RunOptions {
-            grid: self.grid,
-            wg: self.wg,
-            buffers: self.buffers.clone(),
-            args: self.args.clone(),
             engine: self.engine,
             trace: self.trace,
-            threads: self.threads,
             show: self.show,
-            budget: self.budget,
-            deadline: self.deadline,
-            compile: *compile,
             saves: self.saves.clone(),
             json: self.json,
             repeat: self.repeat,
+            ..self.launch.options(compile)
         }
     }
 }
@@ -428,6 +466,8 @@ fn run(a: RunArgs, compile: &lanejit::CompileConfig) -> Result<()> {
     match a.kernel.as_deref() {
         None => crate::runcmd::run_example(examples::DEFAULT, &opts),
         Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => crate::runcmd::run_example(k, &opts),
-        Some(k) => crate::runcmd::run_file(&load_named_kernel(Path::new(k), a.kernel_name.as_deref(), compile)?, &opts),
+        Some(k) => {
+            crate::runcmd::run_file(&load_named_kernel(Path::new(k), a.launch.kernel_name.as_deref(), compile)?, &opts)
+        }
     }
 }

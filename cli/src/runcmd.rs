@@ -70,7 +70,7 @@ enum Init {
 }
 
 /// A parsed `--buffer`: element type, count and initialiser.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct BufferSpec {
     elem: Elem,
     count: u64,
@@ -78,6 +78,11 @@ pub struct BufferSpec {
 }
 
 impl BufferSpec {
+    /// The element type's name (`u32`, `i32`, `f32`).
+    pub fn type_name(&self) -> &'static str {
+        self.elem.name()
+    }
+
     /// Bytes of the buffer, without overflow (a count near 2^64 must not wrap to a small size).
     fn bytes(&self, spec: &str) -> Result<u64> {
         self.count
@@ -323,13 +328,40 @@ pub fn parse_inputs(o: &RunOptions) -> Result<(Vec<BufferSpec>, Vec<u32>)> {
     Ok((specs, scalars))
 }
 
-/// `lanejit run FILE`: parses the buffers and arguments, launches (repeatedly with `--repeat`), prints or saves the results.
-pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
-    let (specs, scalars) = parse_inputs(o)?;
-    let saves = parse_saves(&o.saves, specs.len())?;
-    let device = Device::new()?;
-    check_fits(&device, &o.buffers, &specs, specs.len() as u64 * 8 + scalars.len() as u64 * 4)?;
-    let addrs = upload_buffers(&device, &o.buffers, &specs)?;
+/// A kernel file's launch as `run` sets it up: its buffers allocated and filled on a device, and the launch
+/// configuration with their addresses and the scalar arguments.
+#[derive(Debug)]
+pub struct PreparedLaunch {
+    /// The buffers, in `--buffer` order.
+    pub specs: Vec<BufferSpec>,
+    /// Their device addresses.
+    pub addrs: Vec<u64>,
+    /// The launch configuration (arguments, grid, limits, engine and threads from the options).
+    pub cfg: LaunchConfig,
+}
+
+impl PreparedLaunch {
+    /// Writes every buffer's initial contents again (each repetition of a benchmark starts from the same data).
+    pub fn refill(&self, device: &Device) -> Result<()> {
+        for (s, &a) in self.specs.iter().zip(&self.addrs) {
+            device.write_u32s(a, &fill(s)).map_err(|e| anyhow!(e))?;
+        }
+        Ok(())
+    }
+
+    /// Every buffer's words as they are now.
+    pub fn read_all(&self, device: &Device) -> Result<Vec<Vec<u32>>> {
+        let read = |(s, &a): (&BufferSpec, &u64)| device.read_u32s(a, s.count as usize).map_err(|e| anyhow!(e));
+        self.specs.iter().zip(&self.addrs).map(read).collect()
+    }
+}
+
+/// Allocates and fills the buffers of `inputs` (from [`parse_inputs`]) on `device`, checked to fit first, and
+/// builds the launch configuration `o` describes.
+pub fn prepare(device: &Device, o: &RunOptions, inputs: (Vec<BufferSpec>, Vec<u32>)) -> Result<PreparedLaunch> {
+    let (specs, scalars) = inputs;
+    check_fits(device, &o.buffers, &specs, specs.len() as u64 * 8 + scalars.len() as u64 * 4)?;
+    let addrs = upload_buffers(device, &o.buffers, &specs)?;
     let mut cfg = LaunchConfig {
         grid: o.grid.unwrap_or([1, 1, 1]),
         workgroup: o.wg,
@@ -337,6 +369,16 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
         ..Default::default()
     };
     o.apply(&mut cfg);
+    Ok(PreparedLaunch { specs, addrs, cfg })
+}
+
+/// `lanejit run FILE`: parses the buffers and arguments, launches (repeatedly with `--repeat`), prints or saves
+/// the results.
+pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
+    let inputs = parse_inputs(o)?;
+    let saves = parse_saves(&o.saves, inputs.0.len())?;
+    let device = Device::new()?;
+    let PreparedLaunch { specs, addrs, cfg } = prepare(&device, o, inputs)?;
     if o.trace && o.repeat > 1 {
         bail!("--trace goes with one launch, not --repeat {}", o.repeat);
     }
