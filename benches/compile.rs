@@ -3,8 +3,8 @@
 //! (`cargo bench --bench compile -- --save-baseline main`, then `--baseline main`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use lanejit::examples;
 use lanejit::Kernel;
+use lanejit_cli::examples;
 use lanejit_jit::{compile_blocks, Tier};
 
 fn compile(c: &mut Criterion) {

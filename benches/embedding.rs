@@ -60,8 +60,8 @@ fn timed(f: impl FnOnce()) -> Duration {
 
 /// A fresh kernel's first launch on each engine: assembling excluded, compiling included (saxpy, one wave).
 fn first_launch(dev: &Device) {
-    let ex = lanejit::examples::by_name("saxpy").expect("bundled saxpy");
-    let setup = (ex.setup)(dev, lanejit::examples::Size::Small).expect("setup");
+    let ex = lanejit_cli::examples::by_name("saxpy").expect("bundled saxpy");
+    let setup = (ex.setup)(dev, lanejit_cli::examples::Size::Small).expect("setup");
     for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
         let times: Vec<Duration> = (0..5)
             .map(|_| {

@@ -2,8 +2,8 @@
 //! main`, then `--baseline main`). `lanejit bench` reports the same kernels with native-Rust ratios.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use lanejit::examples::{self, Size};
 use lanejit::{engine_available, Device, Engine, Kernel, LaunchConfig};
+use lanejit_cli::examples::{self, Size};
 
 fn engines(c: &mut Criterion) {
     let mut group = c.benchmark_group("engines");

@@ -28,32 +28,19 @@
 //! } // the buffers are freed here, when they drop
 //! ```
 //!
-//! The default `cli` feature adds the command-line tools (the `lanejit` binary, bench, fuzzer, conformance
-//! runner, bundled examples) and their dependencies (clap, anyhow); an embedding harness turns it off
-//! (`default-features = false`) and gets this API alone, every public item documented:
+//! This crate is the embedding API alone, every public item documented and `Debug`; the command-line tools
+//! (the `lanejit` binary, bench, fuzzer, conformance runner, bundled examples) are the `lanejit-cli` crate
+//! (`cli/` in the repository), so a harness that depends on `lanejit` builds neither them nor what only they
+//! need (clap, anyhow as a dependency of its own, a YAML reader).
 
-#![cfg_attr(not(feature = "cli"), deny(missing_docs, missing_debug_implementations))]
+#![deny(missing_docs, missing_debug_implementations)]
 
 pub mod arena;
 pub mod args;
-#[cfg(feature = "cli")]
-pub mod bench;
-#[cfg(feature = "cli")]
-pub mod bufio;
-#[cfg(feature = "cli")]
-pub mod cases;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod engine;
 pub mod error;
-#[cfg(feature = "cli")]
-pub mod examples;
-#[cfg(feature = "cli")]
-pub mod fuzz;
 pub mod launch;
 pub mod module;
-#[cfg(feature = "cli")]
-pub mod runcmd;
 pub mod state_json;
 pub mod tier;
 pub mod trace;
@@ -75,7 +62,6 @@ use std::sync::{Arc, OnceLock};
 
 /// Which engine executes guest code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     /// The reference interpreter (the golden model).

@@ -3,8 +3,8 @@
 //! `cargo test --test conformance -- xlane` runs one group and a failure names its file. A custom harness
 //! (libtest-mimic): the test names come from the files found at run time.
 
-use lanejit::cases::{self, Case};
 use lanejit::{engine_available, tier, CompileConfig, Engine};
+use lanejit_cli::cases::{self, Case};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

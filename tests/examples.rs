@@ -1,8 +1,8 @@
 //! Every bundled example at `Size::Small` on every available engine (the JIT in each of its modes), checked
 //! against its Rust reference; and a launch whose memory must not depend on the number of worker threads.
 
-use lanejit::examples::{self, Size};
 use lanejit::{engine_available, tier, CompileConfig, Device, Engine, Kernel, LaunchConfig};
+use lanejit_cli::examples::{self, Size};
 
 fn assemble(ex: &examples::Example) -> Kernel {
     Kernel::from_asm(&format!("examples/{}.s", ex.name), ex.source).unwrap_or_else(|e| panic!("{e}"))

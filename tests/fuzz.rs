@@ -5,11 +5,11 @@
 //!
 //! `LANEJIT_FUZZ_PROGRAMS=N` changes the campaign size (coverage is asserted only at the full size).
 
-use lanejit::fuzz::campaign::{reproducer_source, Options};
-use lanejit::fuzz::prog::{GenProgram, Node};
-use lanejit::fuzz::shrink::shrink;
-use lanejit::fuzz::{campaign, check, generate, generate_states, AutoMode, GenConfig};
 use lanejit::{Kernel, TrapKind};
+use lanejit_cli::fuzz::campaign::{reproducer_source, Options};
+use lanejit_cli::fuzz::prog::{GenProgram, Node};
+use lanejit_cli::fuzz::shrink::shrink;
+use lanejit_cli::fuzz::{campaign, check, generate, generate_states, AutoMode, GenConfig};
 use std::time::Instant;
 
 const CI_PROGRAMS: u64 = 20_000;
@@ -84,11 +84,11 @@ fn generated_programs_terminate() {
     for seed in 0..400 {
         let c = generate(seed);
         let k = Kernel::from_program(c.prog.render().unwrap());
-        let out = lanejit::fuzz::group::run_case(
+        let out = lanejit_cli::fuzz::group::run_case(
             &k,
             &c.init,
             lanejit::Engine::Interp,
-            lanejit::fuzz::oracle::FUZZ_BUDGET,
+            lanejit_cli::fuzz::oracle::FUZZ_BUDGET,
             None,
         )
         .unwrap();
@@ -131,7 +131,7 @@ fn shrinker_reduces_to_the_culprit() {
 #[test]
 fn shrinker_moves_an_if_mask_into_the_state() {
     let and_k = lanejit_isa::by_mnemonic("v.and.k").unwrap().id;
-    let body = vec![Node::Op(lanejit::fuzz::prog::op(and_k, &[("rd", 1), ("rs1", 2), ("imm", 7)]))];
+    let body = vec![Node::Op(lanejit_cli::fuzz::prog::op(and_k, &[("rd", 1), ("rs1", 2), ("imm", 7)]))];
     let prog = GenProgram {
         main: vec![Node::If { mask: 3, depth: 0, skip_empty: true, then: body, els: Some(vec![]) }],
         tail: None,
@@ -167,7 +167,7 @@ fn workgroup_cases_share_memory_across_a_barrier() {
         assert!(check(&p, &init, mode, None, &[]).unwrap().is_none());
     }
     let k = Kernel::from_program(p);
-    let out = lanejit::fuzz::group::run_case(&k, &init, lanejit::Engine::Jit, 1000, None).unwrap();
+    let out = lanejit_cli::fuzz::group::run_case(&k, &init, lanejit::Engine::Jit, 1000, None).unwrap();
     assert_eq!(out.waves.len(), 2);
     assert!(out.trap().is_none());
     let want: Vec<u32> = (0..lanejit::LANES as u32).map(|l| l + 100).collect();
@@ -179,8 +179,8 @@ fn workgroup_cases_share_memory_across_a_barrier() {
 #[test]
 fn wave_states_are_derived_from_wave_0() {
     let c = generate(3);
-    let w1 = lanejit::fuzz::group::wave_state(&c.init, 1);
-    assert_eq!(lanejit::fuzz::group::wave_state(&c.init, 0), c.init);
+    let w1 = lanejit_cli::fuzz::group::wave_state(&c.init, 1);
+    assert_eq!(lanejit_cli::fuzz::group::wave_state(&c.init, 0), c.init);
     assert!(w1.memory.is_empty() && w1.v != c.init.v);
     assert_eq!(w1.u["56"], c.init.u["56"], "base address registers are the workgroup's");
     assert_eq!(w1.u["0"], c.init.u["0"].wrapping_add(1));
@@ -199,7 +199,7 @@ fn oracle_compares_everything() {
         lanejit::wave::run_wave(&k, s, lanejit::Engine::Interp, 100, None).unwrap()
     };
     let other = lanejit::state_json::StateJson { exec: Some(0x0000_fff7), ..Default::default() };
-    let diffs = lanejit::fuzz::oracle::compare(&run(&init), &run(&other));
+    let diffs = lanejit_cli::fuzz::oracle::compare(&run(&init), &run(&other));
     assert!(diffs.iter().any(|d| d.starts_with("v1 lanes 0x00000008")), "{diffs:?}");
     assert!(
         diffs.iter().any(|d| d.starts_with("exec")) && diffs.iter().any(|d| d.starts_with("lane_ops")),

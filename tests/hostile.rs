@@ -44,7 +44,8 @@ struct Case {
 }
 
 fn load_cases() -> Vec<Case> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases.yaml");
+    // A test of the lanejit-cli package (the one that builds the binary), whose manifest is in cli/.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hostile/cases.yaml");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

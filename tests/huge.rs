@@ -45,7 +45,7 @@ fn launch_and_check(k: &Kernel, engine: Engine, n: usize, what: &str) {
     let out = device.alloc(lanes as u64 * 4).expect("output buffer").addr;
     let cfg = LaunchConfig {
         grid: [GRID, 1, 1],
-        args: lanejit::examples::args(&[out], &[]),
+        args: lanejit_cli::examples::args(&[out], &[]),
         engine,
         threads: Some(2),
         ..LaunchConfig::default()
@@ -281,7 +281,7 @@ fn blocks_getting_hot_one_after_another_stay_exact() {
         let out = device.alloc(lanes as u64 * 4).expect("output buffer").addr;
         let cfg = LaunchConfig {
             grid: [GRID, 1, 1],
-            args: lanejit::examples::args(&[out], &[]),
+            args: lanejit_cli::examples::args(&[out], &[]),
             engine,
             threads: Some(threads),
             ..LaunchConfig::default()

@@ -3,12 +3,12 @@
 //! deadline and lone-wave barrier, the strict state loader, whole-u64 fuzz seeds, and the CLI's parsers.
 
 use clap::Parser;
-use lanejit::cli::{exit_code, Cli, Failed, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
-use lanejit::fuzz::program_seed;
 use lanejit::launch::{MAX_GRID_WORKGROUPS, MAX_PRIVATE_BYTES, MAX_THREADS};
 use lanejit::state_json::{parse_hex, StateJson};
 use lanejit::wave::{run_wave_limited, WaveLimits};
 use lanejit::{Device, Engine, Kernel, LaunchConfig, LaunchError, TrapKind};
+use lanejit_cli::cli::{exit_code, Cli, Failed, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
+use lanejit_cli::fuzz::program_seed;
 use std::time::Duration;
 
 fn kernel(src: &str) -> Kernel {

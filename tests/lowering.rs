@@ -127,8 +127,8 @@ fn the_snapshot_names_every_instruction() {
 /// (whose instructions are all native or runtime fast paths) under the JIT optimised up front.
 #[test]
 fn launch_stats_count_interpreted_instructions() {
-    use lanejit::examples::{self, Size};
     use lanejit::{CompileConfig, Device, Engine, Kernel, LaunchConfig};
+    use lanejit_cli::examples::{self, Size};
     let ex = examples::by_name("saxpy").expect("bundled");
     let run = |engine: Engine, threshold: u32| {
         let kernel = Kernel::from_asm(ex.name, ex.source)

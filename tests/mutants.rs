@@ -8,8 +8,8 @@
 //! that weakens a bounds check makes the JIT touch host memory, and a crash then fails one row of the table
 //! instead of the whole run.
 
-use lanejit::fuzz::campaign::{reproducer_source, Options};
-use lanejit::fuzz::{campaign, GenConfig};
+use lanejit_cli::fuzz::campaign::{reproducer_source, Options};
+use lanejit_cli::fuzz::{campaign, GenConfig};
 use lanejit_jit::mutants::{self, CATALOGUE};
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 //! and compiled) and compares every engine with the interpreter. Every divergence `lanejit fuzz` finds becomes
 //! a file here (copy the reproducer's `.s` and `.json`); hand-made tricky programs sit beside them.
 
-use lanejit::fuzz::corpus;
+use lanejit_cli::fuzz::corpus;
 use std::path::PathBuf;
 
 #[test]

@@ -4,9 +4,9 @@
 //! and with one and two worker threads (one thread compiles while the other runs the older code), every
 //! example still gives its exact answer; and the compiled set grows only with the blocks that ran.
 
-use lanejit::examples::{self, Size};
 use lanejit::tier::HotBlocks;
 use lanejit::{Device, Engine, Kernel, LaunchConfig};
+use lanejit_cli::examples::{self, Size};
 use lanejit_jit::Tier;
 
 /// Examples with loops, divergence, barriers and atomics: blocks that get hot at different moments.

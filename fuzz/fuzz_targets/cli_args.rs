@@ -4,7 +4,7 @@
 #![no_main]
 
 use clap::Parser;
-use lanejit::cli::{Cli, Cmd};
+use lanejit_cli::cli::{Cli, Cmd};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -12,6 +12,6 @@ fuzz_target!(|data: &[u8]| {
     let args = std::iter::once("lanejit").chain(text.split('\0'));
     let Ok(cli) = Cli::try_parse_from(args) else { return };
     if let Cmd::Run(a) = cli.cmd {
-        let _ = lanejit::runcmd::parse_inputs(&a.options(&lanejit::CompileConfig::default()));
+        let _ = lanejit_cli::runcmd::parse_inputs(&a.options(&lanejit::CompileConfig::default()));
     }
 });

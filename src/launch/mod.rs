@@ -13,7 +13,10 @@ mod schedule;
 use lanejit_interp::{Lanes, Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
 use lanejit_jit::WindowCache;
 use rayon::prelude::*;
-pub(crate) use schedule::{run_workgroup as schedule_workgroup, WaveStatus, WaveStop};
+/// The workgroup scheduler, public for the tools' differential fuzzer (`lanejit-cli`'s `fuzz::group`), which
+/// runs its multi-wave cases in exactly the order a launch uses; not part of the embedding API.
+#[doc(hidden)]
+pub use schedule::{run_workgroup as schedule_workgroup, WaveStatus, WaveStop};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

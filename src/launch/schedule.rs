@@ -9,16 +9,19 @@ use lanejit_interp::{Trap, TrapKind};
 
 /// Where a wave of a workgroup stands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum WaveStatus {
+pub enum WaveStatus {
+    /// Has a turn to take (at the start, and after its barrier is released).
     Running,
     /// Waiting at the barrier at this pc.
     AtBarrier(u32),
+    /// Has run to its end.
     Ended,
 }
 
 /// How a wave's turn ended.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum WaveStop {
+pub enum WaveStop {
+    /// The wave ran to its end.
     Ended,
     /// Waits at the barrier at this pc.
     AtBarrier(u32),
@@ -28,7 +31,7 @@ pub(crate) enum WaveStop {
 
 /// Runs the workgroup whose waves stand at `status` (all `Running` at its start): `run_wave(wi)` runs wave `wi`
 /// until it ends, reaches a barrier, or the caller preempts it; an error stops the workgroup and is returned.
-pub(crate) fn run_workgroup(
+pub fn run_workgroup(
     status: &mut [WaveStatus],
     mut run_wave: impl FnMut(usize) -> Result<WaveStop, Trap>,
 ) -> Result<(), Trap> {

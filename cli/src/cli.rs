@@ -1,0 +1,473 @@
+//! The `lanejit` command line: argument definitions, their validation (every size and time a user gives is
+//! checked against a documented limit before anything runs), and the exit codes shared by every command.
+//!
+//! `main` parses with [`Cli`], runs [`dispatch`] and exits with [`exit_code`] of the result; the cargo-fuzz
+//! target `cli_args` drives the same parser and validators.
+
+use crate::examples;
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Parser, Subcommand};
+use lanejit::launch::{check_grid, MAX_DEADLINE, MAX_THREADS};
+use lanejit::state_json::StateJson;
+use lanejit::trace::PrintTracer;
+use lanejit::wave::{self, WaveLimits};
+use lanejit::{Engine, Kernel};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Exit status of a command that did what was asked.
+pub const EXIT_OK: i32 = 0;
+/// Exit status when the kernel trapped, gave a wrong answer, or the fuzzer found a divergence.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit status for bad input or usage (clap's own usage errors exit with it too).
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+/// The exit-code section of every command's `--help`.
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 success; 1 the kernel trapped, gave a wrong answer, or the fuzzer \
+found a divergence; 2 bad input or usage.";
+
+/// An outcome that is the guest's (a trap, a wrong answer, a divergence), not the user's input: exit code 1.
+#[derive(Debug)]
+pub struct Failed(pub String);
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Failed {}
+
+/// The exit code of a command's result: [`Failed`] anywhere in the error chain is 1, any other error 2.
+pub fn exit_code(r: &Result<()>) -> i32 {
+    match r {
+        Ok(()) => EXIT_OK,
+        Err(e) if e.chain().any(|c| c.is::<Failed>()) => EXIT_FAILED,
+        Err(_) => EXIT_BAD_INPUT,
+    }
+}
+
+/// The whole command line.
+#[derive(Parser)]
+#[command(name = "lanejit", version, about = "A JIT-compiling emulator for a 32-lane GPU instruction set", after_help = EXIT_CODES_HELP)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+/// The `lanejit` commands.
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Assemble a kernel to a binary: an ELF file when the output ends in `.elf` (readable by `readelf`), else
+    /// lanejit's own container (`LJK1`).
+    #[command(after_help = EXIT_CODES_HELP)]
+    Asm {
+        /// The kernel source (.s) to assemble.
+        input: PathBuf,
+        /// The binary to write (never the input itself); `.elf` writes ELF.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Disassemble a binary (ELF, container or raw words); the output reassembles to identical code words.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Disasm {
+        /// The binary to disassemble.
+        input: PathBuf,
+    },
+    /// Print the ISA reference generated from the YAML.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Spec {
+        /// Group name or number (e.g. xlane or 5).
+        #[arg(long)]
+        group: Option<String>,
+        /// The output format: Markdown or CSV (one row per instruction).
+        #[arg(long, value_enum, default_value_t = SpecFormat::Md)]
+        format: SpecFormat,
+    },
+    /// Run one wave from a JSON state until `end`, a trap, the budget or the deadline (a trap still writes the
+    /// dump, then exits 1).
+    #[command(after_help = EXIT_CODES_HELP)]
+    Wave(WaveArgs),
+    /// Launch a kernel; with no kernel, run the bundled example and check its answer.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Run(RunArgs),
+    /// Measure the engines on the bundled kernels.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Bench(crate::bench::BenchArgs),
+    /// Differential fuzzing: random programs on every engine, compared with the interpreter.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Fuzz(crate::fuzz::FuzzArgs),
+}
+
+/// `lanejit spec --format`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum SpecFormat {
+    /// Markdown, every group.
+    Md,
+    /// CSV, one row per instruction (optionally of one group).
+    Csv,
+}
+
+/// `lanejit wave` arguments.
+#[derive(clap::Args, Debug)]
+pub struct WaveArgs {
+    /// The kernel: source (.s) or binary.
+    pub program: PathBuf,
+    /// The initial state, JSON (default: all zero, every lane active).
+    #[arg(long)]
+    pub init: Option<PathBuf>,
+    /// Where the final state goes (default: standard output); never the program or the initial state.
+    #[arg(long)]
+    pub dump: Option<PathBuf>,
+    /// The engine to run the wave on.
+    #[arg(long, value_parser = engine_parser(), default_value = "interp")]
+    pub engine: Engine,
+    /// Most instructions to retire (default: the state's `budget`, else 10,000,000).
+    #[arg(long)]
+    pub budget: Option<u64>,
+    /// Wall-clock limit in seconds (default 600; at most 604800).
+    #[arg(long, value_parser = parse_deadline)]
+    pub deadline: Option<Duration>,
+    /// Print every executed instruction with EXEC and the registers it wrote (to standard error).
+    #[arg(long)]
+    pub trace: bool,
+}
+
+/// How a kernel file is launched: the options `lanejit run KERNEL` and `lanejit bench KERNEL` share (one
+/// definition, so that both parse and check them alike).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct LaunchArgs {
+    /// Grid size in workgroups, `x[,y[,z]]` (at most 4294967295 workgroups in all).
+    #[arg(long, value_parser = parse_grid)]
+    pub grid: Option<[u32; 3]>,
+    /// Workgroup size in threads, `x[,y[,z]]` (default: the kernel's .workgroup; at most 1024 threads).
+    #[arg(long, value_parser = parse_workgroup)]
+    pub wg: Option<[u32; 3]>,
+    /// A buffer `TYPE:COUNT[:INIT]` (TYPE u32|i32|f32; INIT zero|iota|const=V|rand=SEED|file=PATH) or
+    /// `TYPE:file=PATH` (a `.npy` array of that dtype, or raw little-endian words; the count is the file's); its
+    /// address is appended to the kernel arguments (8 bytes each, in order).
+    #[arg(long = "buffer")]
+    pub buffers: Vec<String>,
+    /// A 32-bit scalar kernel argument appended after the buffers: an integer (`7`, `-1`, `0xff`) or a float
+    /// (`1.5`, `1e5`, `inf`, `nan`).
+    #[arg(long = "arg", allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    /// Worker threads, 1..=256 (default: one per core).
+    #[arg(long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+    /// Most instructions the whole launch may retire (default 2^40).
+    #[arg(long)]
+    pub budget: Option<u64>,
+    /// Wall-clock limit of the launch in seconds (default 600; at most 604800).
+    #[arg(long, value_parser = parse_deadline)]
+    pub deadline: Option<Duration>,
+    /// The kernel to launch when the file holds several (`.kernel` directives, or an ELF module).
+    #[arg(long = "kernel")]
+    pub kernel_name: Option<String>,
+}
+
+impl LaunchArgs {
+    /// Whether any of these options was given (they go with a kernel file).
+    pub fn any(&self) -> bool {
+        let l = self;
+        l.grid.is_some()
+            || l.wg.is_some()
+            || !l.buffers.is_empty()
+            || !l.args.is_empty()
+            || l.threads.is_some()
+            || l.budget.is_some()
+            || l.deadline.is_some()
+            || l.kernel_name.is_some()
+    }
+
+    /// The options `runcmd` takes (buffers and scalars still as text: `runcmd::parse_inputs` checks them), the
+    /// kernel compiled and tiered as `compile` says, run on the JIT once, printing nothing extra.
+    pub fn options(&self, compile: &lanejit::CompileConfig) -> crate::runcmd::RunOptions {
+        crate::runcmd::RunOptions {
+            grid: self.grid,
+            wg: self.wg,
+            buffers: self.buffers.clone(),
+            args: self.args.clone(),
+            engine: Engine::Jit,
+            trace: false,
+            threads: self.threads,
+            show: 0,
+            budget: self.budget,
+            deadline: self.deadline,
+            compile: *compile,
+            saves: Vec::new(),
+            json: false,
+            repeat: 1,
+        }
+    }
+}
+
+/// `lanejit run` arguments.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Kernel source (.s) or binary; a bundled example name also works (see --list).
+    pub kernel: Option<String>,
+    /// The kernel's launch: grid, workgroup, buffers, arguments, threads and limits.
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+    /// The engine (the JIT by default; `interp` is the golden model).
+    #[arg(long, value_parser = engine_parser(), default_value = "jit")]
+    pub engine: Engine,
+    /// Print every executed instruction with EXEC and the registers it wrote (runs on one thread).
+    #[arg(long)]
+    pub trace: bool,
+    /// Elements of each buffer to print.
+    #[arg(long, default_value_t = 16)]
+    pub show: usize,
+    /// List the bundled examples.
+    #[arg(long)]
+    pub list: bool,
+    /// Launch the kernel this many times and report the first launch's time and the best and median of the
+    /// others (a benchmark of your own kernel; later launches run on the buffers earlier ones left).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// `INDEX=PATH`: write buffer INDEX (from 0, in `--buffer` order) to PATH after the launch, also after a
+    /// trap (`.npy` for numpy, any other name raw little-endian). Repeatable.
+    #[arg(long = "save")]
+    pub saves: Vec<String>,
+    /// Print one JSON object instead of text: statistics, the trap (or null), and per buffer its address,
+    /// type, count, first `--show` values and saved files.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl RunArgs {
+    /// The options `runcmd` takes (buffers and scalars still as text: `runcmd::parse_inputs` checks them), the
+    /// kernel compiled and tiered as `compile` says.
+    pub fn options(&self, compile: &lanejit::CompileConfig) -> crate::runcmd::RunOptions {
+        crate::runcmd::RunOptions {
+            engine: self.engine,
+            trace: self.trace,
+            show: self.show,
+            saves: self.saves.clone(),
+            json: self.json,
+            repeat: self.repeat,
+            ..self.launch.options(compile)
+        }
+    }
+}
+
+/// The engines by their command-line names (the names `lanejit::Engine` serialises to), each with its help line.
+pub const ENGINES: [(&str, &str, Engine); 3] = [
+    ("interp", "The reference interpreter (the golden model)", Engine::Interp),
+    (
+        "jit",
+        "Compile every block with Cranelift before running: first with the quick tier, then the blocks that run often \
+         again with the optimising tier",
+        Engine::Jit,
+    ),
+    ("auto", "Interpret cold blocks, compile hot ones", Engine::Auto),
+];
+
+/// The engine called `name` on the command line ([`ENGINES`]).
+pub fn engine_by_name(name: &str) -> Option<Engine> {
+    ENGINES.iter().find(|(n, _, _)| *n == name).map(|&(_, _, e)| e)
+}
+
+/// `--engine`'s parser: one of [`ENGINES`] by name, listed with its help in `--help`. The library's `Engine` knows
+/// nothing of clap, so the command line parses it by value here.
+pub fn engine_parser() -> impl clap::builder::TypedValueParser<Value = Engine> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(ENGINES.iter().map(|&(name, help, _)| PossibleValue::new(name).help(help)))
+        .try_map(|name| engine_by_name(&name).ok_or_else(|| format!("unknown engine `{name}`")))
+}
+
+fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() > 3 {
+        return Err(format!("`{s}`: expected x[,y[,z]]"));
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p.trim().parse().map_err(|_| format!("`{p}` is not an integer in 1..={}", u32::MAX))?;
+        if d[i] == 0 {
+            return Err(format!("`{s}`: dimensions must be at least 1"));
+        }
+    }
+    Ok(d)
+}
+
+/// A grid: three u32 dimensions whose product is within [`lanejit::launch::MAX_GRID_WORKGROUPS`].
+pub fn parse_grid(s: &str) -> Result<[u32; 3], String> {
+    let g = parse_dim3(s)?;
+    check_grid(g)?;
+    Ok(g)
+}
+
+/// A workgroup shape of at most [`lanejit::launch::MAX_WORKGROUP_THREADS`] threads (no wrap-around).
+pub fn parse_workgroup(s: &str) -> Result<[u32; 3], String> {
+    let wg = parse_dim3(s)?;
+    lanejit_isa::asm::check_workgroup(wg)?;
+    Ok(wg)
+}
+
+/// A count of worker threads or jobs: 1..=[`MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{n} threads: the limit is 1..={MAX_THREADS} (MAX_THREADS)")),
+        Err(_) => Err(format!("`{s}` is not an integer in 1..={MAX_THREADS}")),
+    }
+}
+
+/// Seconds as a finite positive number no larger than `max`.
+pub fn parse_seconds(s: &str, max: Duration, limit_name: &str) -> Result<Duration, String> {
+    let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !secs.is_finite() || secs <= 0.0 {
+        return Err(format!("`{s}`: seconds must be a finite number above 0"));
+    }
+    if secs > max.as_secs_f64() {
+        return Err(format!("{secs} s exceeds the limit of {} s ({limit_name})", max.as_secs()));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// A wall-clock deadline for `run` and `wave`, at most [`MAX_DEADLINE`].
+pub fn parse_deadline(s: &str) -> Result<Duration, String> {
+    parse_seconds(s, MAX_DEADLINE, "MAX_DEADLINE")
+}
+
+/// Runs a parsed command line.
+/// Runs a command; kernels are compiled and tiered as `compile` says (`main` reads it from the environment).
+pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
+    match cmd {
+        Cmd::Asm { input, output } => asm(&input, &output),
+        Cmd::Disasm { input } => {
+            let bytes = std::fs::read(&input).with_context(|| format!("reading {}", input.display()))?;
+            let p = lanejit_isa::container::read_any(&bytes).map_err(|e| anyhow!("{}: {e}", input.display()))?;
+            print!("{}", lanejit_isa::disassemble(&p));
+            Ok(())
+        }
+        Cmd::Spec { group, format } => {
+            match format {
+                SpecFormat::Csv => print!("{}", lanejit_isa::docs::csv(group.as_deref()).map_err(|e| anyhow!(e))?),
+                SpecFormat::Md if group.is_some() => bail!("--group goes with --format csv"),
+                SpecFormat::Md => print!("{}", lanejit_isa::docs::markdown()),
+            }
+            Ok(())
+        }
+        Cmd::Wave(a) => run_wave(&a, compile),
+        Cmd::Run(a) => run(a, compile),
+        Cmd::Bench(a) => crate::bench::run(&a, compile),
+        Cmd::Fuzz(a) => crate::fuzz::run(&a),
+    }
+}
+
+/// Refuses to write `output` when it is one of `inputs` (compared as canonical paths, so `./k.s` and `k.s`
+/// are the same file); an output that does not exist yet cannot be an input.
+pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<()> {
+    let Ok(out) = output.canonicalize() else { return Ok(()) };
+    for input in inputs {
+        if input.canonicalize().is_ok_and(|i| i == out) {
+            bail!("refusing to overwrite the input {} with the output", input.display());
+        }
+    }
+    Ok(())
+}
+
+fn asm(input: &Path, output: &Path) -> Result<()> {
+    let src = std::fs::read_to_string(input).with_context(|| format!("reading {}", input.display()))?;
+    let ps = lanejit_isa::assemble_module(&input.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?;
+    refuse_overwrite(output, &[input])?;
+    let bytes = match ps.as_slice() {
+        _ if output.extension().is_some_and(|e| e == "elf") => lanejit_isa::elf_kernel::write_all(&ps),
+        [p] => lanejit_isa::container::write(p),
+        _ => bail!(
+            "{} holds {} kernels: the LJK1 container holds one; write an ELF file (-o NAME.elf)",
+            input.display(),
+            ps.len()
+        ),
+    };
+    std::fs::write(output, bytes).with_context(|| format!("writing {}", output.display()))?;
+    for p in &ps {
+        eprintln!("{}: {} words, kernel `{}`", output.display(), p.words.len(), p.meta.name);
+    }
+    Ok(())
+}
+
+/// A kernel from a `.s` file (assembled) or any other file (a binary container or raw words), compiled and
+/// tiered as `compile` says.
+pub fn load_kernel(path: &Path, compile: &lanejit::CompileConfig) -> Result<Kernel> {
+    load_named_kernel(path, None, compile)
+}
+
+/// The kernel `name` of a source or binary holding several (a module), or its only kernel when `name` is
+/// `None`.
+pub fn load_named_kernel(path: &Path, name: Option<&str>, compile: &lanejit::CompileConfig) -> Result<Kernel> {
+    let module = if path.extension().is_some_and(|e| e == "s") {
+        let src = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        lanejit::Module::from_asm(&path.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?
+    } else {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        lanejit::Module::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?
+    };
+    let names = || module.names().collect::<Vec<_>>().join(", ");
+    let kernel = match (name, module.kernels()) {
+        (Some(n), _) => {
+            module.kernel(n).ok_or_else(|| anyhow!("{}: no kernel `{n}` (it has: {})", path.display(), names()))?
+        }
+        (None, [only]) => only,
+        (None, _) => {
+            bail!("{}: {} kernels ({}): choose one with --kernel NAME", path.display(), module.kernels().len(), names())
+        }
+    };
+    Ok(kernel.clone().with_config(*compile))
+}
+
+/// An initial wave state from a file, read strictly ([`StateJson::parse`]).
+pub fn load_state(path: &Path) -> Result<StateJson> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    StateJson::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
+}
+
+fn run_wave(a: &WaveArgs, compile: &lanejit::CompileConfig) -> Result<()> {
+    if let Some(dump) = &a.dump {
+        let inputs: Vec<&Path> = std::iter::once(a.program.as_path()).chain(a.init.as_deref()).collect();
+        refuse_overwrite(dump, &inputs)?;
+    }
+    let kernel = load_kernel(&a.program, compile)?;
+    let state = match &a.init {
+        Some(p) => load_state(p)?,
+        None => StateJson::default(),
+    };
+    let limits = WaveLimits {
+        budget: a.budget.or(state.budget).unwrap_or(wave::DEFAULT_WAVE_BUDGET),
+        deadline: Some(a.deadline.unwrap_or(wave::DEFAULT_WAVE_DEADLINE)),
+    };
+    let mut tracer = PrintTracer { out: std::io::stderr() };
+    let out = wave::run_wave_limited(&kernel, &state, a.engine, limits, a.trace.then_some(&mut tracer as _))
+        .map_err(|e| anyhow!(e))?;
+    let json = serde_json::to_string_pretty(&out.to_json())?;
+    match &a.dump {
+        Some(p) => std::fs::write(p, json + "\n").with_context(|| format!("writing {}", p.display()))?,
+        None => println!("{json}"),
+    }
+    eprintln!("retired {} instructions", out.state.retired);
+    match &out.trap {
+        Some(t) => Err(Failed(format!("trap: {t}")).into()),
+        None => Ok(()),
+    }
+}
+
+fn run(a: RunArgs, compile: &lanejit::CompileConfig) -> Result<()> {
+    if a.list {
+        for e in examples::all() {
+            println!("{:<12} {}", e.name, e.about);
+        }
+        return Ok(());
+    }
+    let opts = a.options(compile);
+    match a.kernel.as_deref() {
+        None => crate::runcmd::run_example(examples::DEFAULT, &opts),
+        Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => crate::runcmd::run_example(k, &opts),
+        Some(k) => {
+            crate::runcmd::run_file(&load_named_kernel(Path::new(k), a.launch.kernel_name.as_deref(), compile)?, &opts)
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! A fuzz campaign: seeds → cases → oracle, in parallel (rayon), deterministic per seed; failing cases are
+//! shrunk and written out as reproducers.
+
+use super::coverage::Coverage;
+use super::gen::{generate_states, Case, GenConfig};
+use super::oracle::{check, check_kernel, AutoMode, Divergence};
+use super::prog::GenProgram;
+use super::shrink::shrink;
+use lanejit::state_json::StateJson;
+use rayon::prelude::*;
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Seed of program `k` of the campaign with seed `campaign`; `--seed-range` names these directly. The low 32
+/// bits of `campaign` go to the seed's upper half; its upper 32 bits (which that shift would drop) are mixed
+/// in by a hash that is zero for zero, so campaigns below 2^32 keep their historical seeds while `7` and
+/// `2^32 + 7` differ.
+pub fn program_seed(campaign: u64, k: u64) -> u64 {
+    campaign.wrapping_shl(32).wrapping_add(k) ^ mix64(campaign >> 32)
+}
+
+/// MurmurHash3's 64-bit finaliser: a bijection with `mix64(0) == 0`.
+fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// `auto` runs cold for even (seed + state index) and hot (compiled) for odd ones, so both paths are compared.
+pub fn auto_mode(seed: u64, state: usize) -> AutoMode {
+    if seed.wrapping_add(state as u64) & 1 == 1 {
+        AutoMode::Hot
+    } else {
+        AutoMode::Cold
+    }
+}
+
+/// What a campaign runs and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Campaign seed: program k has seed `program_seed(seed, k)`.
+    pub seed: u64,
+    /// Programs to run (ignored when `seeds` is given); with `time`, whichever ends first.
+    pub count: Option<u64>,
+    /// Stop after this long (with `count`, whichever ends first).
+    pub time: Option<Duration>,
+    /// Exactly these program seeds (overrides `seed` and `count`).
+    pub seeds: Option<Range<u64>>,
+    /// Worker threads (default: one per core).
+    pub jobs: Option<usize>,
+    /// Shrink the findings.
+    pub shrink: bool,
+    /// Evaluation budget of one shrink.
+    pub shrink_evals: usize,
+    /// At most this many findings are shrunk (the rest are counted and listed unshrunk).
+    pub max_shrinks: usize,
+    /// Print progress lines to standard error.
+    pub progress: bool,
+    /// Program sizes and states per program.
+    pub gen: GenConfig,
+    /// Difference kinds to ignore (see `oracle::Ignore`).
+    pub ignore: Vec<String>,
+    /// Stop once this many findings are in (checked after each batch, so every program before the last
+    /// finding has run and the first findings by seed do not depend on thread timing).
+    pub stop_after: Option<usize>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            seed: 0,
+            count: Some(1000),
+            time: None,
+            seeds: None,
+            jobs: None,
+            shrink: true,
+            shrink_evals: 2000,
+            max_shrinks: 16,
+            progress: false,
+            gen: GenConfig::default(),
+            ignore: Vec::new(),
+            stop_after: None,
+        }
+    }
+}
+
+/// A failing case, and its shrunk form.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// The program with the initial state that made it diverge.
+    pub case: Case,
+    /// Position of the program in the run (0-based): `index + 1` programs ran up to and including it.
+    pub index: u64,
+    /// Which of the program's states, and how `auto` ran.
+    pub state: usize,
+    /// How `auto` ran.
+    pub mode: AutoMode,
+    /// What differed.
+    pub div: Divergence,
+    /// The shrunk program and state, and how they still diverge (when shrinking ran and succeeded).
+    pub shrunk: Option<(GenProgram, StateJson, Divergence)>,
+}
+
+/// What a campaign did and found.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Programs generated and compiled.
+    pub programs: u64,
+    /// (program, initial state) runs: `programs` × states per program.
+    pub cases: u64,
+    /// The divergences, by program order.
+    pub findings: Vec<Finding>,
+    /// Cases the harness itself could not run (a generator or interpreter error): bugs of the fuzzer.
+    pub errors: Vec<(u64, String)>,
+    /// Instructions and EXEC classes the interpreter executed.
+    pub coverage: Coverage,
+    /// How long the campaign ran.
+    pub elapsed: Duration,
+}
+
+impl Summary {
+    /// Programs per second.
+    pub fn rate(&self) -> f64 {
+        self.programs as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+    /// `programs=… divergences=… coverage=…% programs_per_s=…`
+    pub fn line(&self) -> String {
+        format!(
+            "programs={} divergences={} coverage={:.1}% programs_per_s={:.0} cases={}",
+            self.programs,
+            self.findings.len(),
+            self.coverage.percent(),
+            self.rate(),
+            self.cases
+        )
+    }
+}
+
+/// One worker's share of a batch: its coverage, the cases it ran, and its non-passing seeds.
+type BatchPart = (Coverage, u64, Vec<(u64, Outcome)>);
+
+enum Outcome {
+    Pass,
+    Fail(Box<Finding>),
+    Error(String),
+}
+
+/// Runs one seed: generate, render, compile once, compare from every state until one diverges.
+fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage) -> (u64, Outcome) {
+    let (prog, states) = generate_states(seed, &opts.gen);
+    let program = match prog.render() {
+        Ok(p) => p,
+        Err(e) => return (0, Outcome::Error(format!("render: {e}"))),
+    };
+    let kernel = lanejit::Kernel::from_program(program);
+    for (i, init) in states.into_iter().enumerate() {
+        let mode = auto_mode(seed, i);
+        let div = match check_kernel(&kernel, &init, mode, Some(cov), &opts.ignore) {
+            Ok(None) => continue,
+            Ok(Some(d)) => d,
+            Err(e) => return (i as u64 + 1, Outcome::Error(format!("interp: {e}"))),
+        };
+        let case = Case { seed, prog, init };
+        return (i as u64 + 1, Outcome::Fail(Box::new(Finding { case, index, state: i, mode, div, shrunk: None })));
+    }
+    (opts.gen.states.max(1) as u64, Outcome::Pass)
+}
+
+/// Shrinks a failing case, keeping only candidates that still diverge on the same engine.
+pub fn shrink_case(f: &Finding, opts: &Options) -> Option<(GenProgram, StateJson, Divergence)> {
+    let (mode, ig, engine) = (f.mode, &opts.ignore, f.div.engine);
+    let still = |p: &GenProgram, s: &StateJson| {
+        p.render()
+            .ok()
+            .and_then(|prog| check(&prog, s, mode, None, ig).ok().flatten())
+            .is_some_and(|d| d.engine == engine)
+    };
+    let (p, s, _) = shrink(f.case.prog.clone(), f.case.init.clone(), still, opts.shrink_evals);
+    let d = check(&p.render().ok()?, &s, mode, None, ig).ok().flatten()?;
+    Some((p, s, d))
+}
+
+/// Runs a campaign on `opts.jobs` threads (default: every core).
+pub fn campaign(opts: &Options) -> Result<Summary, String> {
+    if let Some(j) = opts.jobs.filter(|j| !(1..=lanejit::launch::MAX_THREADS).contains(j)) {
+        return Err(format!("{j} jobs: the limit is 1..={} (MAX_THREADS)", lanejit::launch::MAX_THREADS));
+    }
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(opts.jobs.unwrap_or(0)).build().map_err(|e| e.to_string())?;
+    let t0 = Instant::now();
+    // Program k of this run: seed range start + k, or the campaign's k-th seed.
+    let (start, total) = match &opts.seeds {
+        Some(r) => (Some(r.start), Some(r.end.saturating_sub(r.start))),
+        None => (None, if opts.time.is_some() { opts.count } else { Some(opts.count.unwrap_or(1000)) }),
+    };
+    let campaign_seed = opts.seed;
+    let seeds = move |k: u64| start.map_or_else(|| program_seed(campaign_seed, k), |s| s + k);
+    let mut sum = Summary::default();
+    let batch = 64 * pool.current_num_threads() as u64;
+    let mut next = 0u64;
+    let mut last_progress = Instant::now();
+    loop {
+        let end = total.map_or(next + batch, |t| t.min(next + batch));
+        if next >= end || opts.time.is_some_and(|t| t0.elapsed() >= t) {
+            break;
+        }
+        let results: Vec<BatchPart> = pool.install(|| {
+            (next..end)
+                .into_par_iter()
+                .fold(
+                    || (Coverage::default(), 0, Vec::new()),
+                    |(mut cov, mut cases, mut out), k| {
+                        let s = seeds(k);
+                        let (n, o) = run_seed(k, s, opts, &mut cov);
+                        cases += n;
+                        if !matches!(o, Outcome::Pass) {
+                            out.push((s, o));
+                        }
+                        (cov, cases, out)
+                    },
+                )
+                .collect()
+        });
+        sum.programs += end - next;
+        for (cov, cases, outs) in results {
+            sum.cases += cases;
+            sum.coverage.merge(&cov);
+            for (s, o) in outs {
+                match o {
+                    Outcome::Fail(f) => sum.findings.push(*f),
+                    Outcome::Error(e) => sum.errors.push((s, e)),
+                    Outcome::Pass => {}
+                }
+            }
+        }
+        next = end;
+        sum.elapsed = t0.elapsed();
+        if opts.stop_after.is_some_and(|n| sum.findings.len() >= n) {
+            break;
+        }
+        if opts.progress && last_progress.elapsed() >= Duration::from_millis(500) {
+            last_progress = Instant::now();
+            eprint!("\r[fuzz] {}   ", sum.line());
+            let _ = std::io::stderr().flush();
+        }
+    }
+    sum.elapsed = t0.elapsed();
+    if opts.progress {
+        eprintln!();
+    }
+    sum.findings.sort_by_key(|f| f.case.seed);
+    sum.errors.sort_by_key(|e| e.0);
+    // Shrink the first findings by seed, after the campaign, so that which ones are shrunk is deterministic.
+    if opts.shrink {
+        let n = opts.max_shrinks.min(sum.findings.len());
+        pool.install(|| sum.findings[..n].par_iter_mut().for_each(|f| f.shrunk = shrink_case(f, opts)));
+    }
+    Ok(sum)
+}
+
+fn engine_name(e: lanejit::Engine) -> &'static str {
+    match e {
+        lanejit::Engine::Interp => "interp",
+        lanejit::Engine::Jit => "jit",
+        lanejit::Engine::Auto => "auto",
+    }
+}
+
+fn pretty(s: &StateJson) -> String {
+    serde_json::to_string_pretty(s).unwrap_or_default() + "\n"
+}
+
+/// The reproducer text: a comment header naming the seed and the differences, then the disassembly.
+pub fn reproducer_source(f: &Finding, prog: &GenProgram, div: &Divergence) -> Result<String, String> {
+    let p = prog.render()?;
+    let mut s = format!(
+        "; lanejit fuzz reproducer: seed {:#x}, state {}, auto {:?}: {} diverges from interp\n",
+        f.case.seed,
+        f.state,
+        f.mode,
+        engine_name(div.engine)
+    );
+    for d in &div.diffs {
+        s += &format!(";   {d}\n");
+    }
+    if prog.waves > 1 {
+        s += &format!("; a workgroup of {} waves (.workgroup): wave 0 starts from THIS.json, wave k from fuzz::group::wave_state\n", prog.waves);
+        s += "; replay: lanejit fuzz --replay THIS.s   (every engine, compared with interp)\n";
+    } else {
+        s += "; replay: lanejit wave THIS.s --init THIS.json --engine jit   (compare with --engine interp)\n";
+    }
+    Ok(s + &lanejit_isa::disassemble(&p))
+}
+
+/// Writes a finding: `<name>.s` + `<name>.json` (the shrunk case, or the original if it was not shrunk),
+/// `<name>.interp.json` and `<name>.<engine>.json` (both final states), and `<name>.orig.{s,json}`.
+pub fn write_finding(dir: &Path, f: &Finding) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let name = format!("{}-{:016x}", engine_name(f.div.engine), f.case.seed);
+    let (prog, init, div) = match &f.shrunk {
+        Some((p, s, d)) => (p, s, d),
+        None => (&f.case.prog, &f.case.init, &f.div),
+    };
+    let w = |file: String, text: String| std::fs::write(dir.join(&file), text).map_err(|e| format!("{file}: {e}"));
+    w(format!("{name}.s"), reproducer_source(f, prog, div)?)?;
+    w(format!("{name}.json"), pretty(init))?;
+    if let Some(r) = &div.reference {
+        w(format!("{name}.interp.json"), pretty(r))?;
+    }
+    match &div.other {
+        Some(o) => w(format!("{name}.{}.json", engine_name(div.engine)), pretty(o))?,
+        None => w(format!("{name}.{}.txt", engine_name(div.engine)), div.diffs.join("\n") + "\n")?,
+    }
+    w(format!("{name}.orig.s"), reproducer_source(f, &f.case.prog, &f.div)?)?;
+    w(format!("{name}.orig.json"), pretty(&f.case.init))?;
+    Ok(dir.join(format!("{name}.s")))
+}

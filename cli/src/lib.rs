@@ -1,0 +1,18 @@
+//! lanejit's command-line tools, as a library: the `lanejit` binary's commands ([`cli`]), `run` and its
+//! buffer options ([`runcmd`], [`bufio`]), `bench` ([`bench`](mod@bench), and [`bench_kernel`] for a user's
+//! kernel), the differential fuzzer ([`fuzz`]), the conformance case runner ([`cases`]) and the bundled example
+//! kernels ([`examples`]).
+//!
+//! The embedding API is the `lanejit` crate; this one adds what only the tools need (clap, anyhow, YAML) on top
+//! of it. The integration tests and benches in the repository's `tests/` and `benches/` drive these modules.
+
+#![deny(missing_docs)]
+
+pub mod bench;
+pub mod bench_kernel;
+pub mod bufio;
+pub mod cases;
+pub mod cli;
+pub mod examples;
+pub mod fuzz;
+pub mod runcmd;
