@@ -14,14 +14,14 @@
 //!     let kernel = Kernel::from_asm("vadd.s", &std::fs::read_to_string("examples/vadd.s")?)?;
 //!     let dev = Device::new()?;
 //!     let n = 1000u32;
-//!     let (a, b, c) = (dev.buffer(4 * n as u64)?, dev.buffer(4 * n as u64)?, dev.buffer(4 * n as u64)?);
-//!     dev.write_slice(a.addr(), &(0..n).collect::<Vec<u32>>())?;
-//!     dev.write_slice(b.addr(), &(0..n).map(|i| 2 * i).collect::<Vec<u32>>())?;
+//!     let (a, b, c) = (dev.buffer_of(n as usize)?, dev.buffer_of(n as usize)?, dev.buffer_of::<u32>(n as usize)?);
+//!     a.write(&(0..n).collect::<Vec<u32>>())?;
+//!     b.write(&(0..n).map(|i| 2 * i).collect::<Vec<u32>>())?;
 //!     // The kernel's arguments, as it reads them from u0:u1: three buffer addresses and the count.
 //!     let args = KernelArgs::new().ptr(a.addr()).ptr(b.addr()).ptr(c.addr()).u32(n);
 //!     let cfg = LaunchConfig { grid: [n.div_ceil(64), 1, 1], args: args.into(), ..Default::default() };
 //!     let stats = dev.launch(&kernel, &cfg)?;
-//!     let sums: Vec<u32> = dev.read_vec(c.addr(), n as usize)?;
+//!     let sums = c.read()?;
 //!     assert!((0..n).all(|i| sums[i as usize] == 3 * i));
 //!     println!("{} instructions retired", stats.retired);
 //!     Ok(())
@@ -44,6 +44,7 @@ pub mod module;
 pub mod state_json;
 pub mod tier;
 pub mod trace;
+pub mod typed;
 pub mod wave;
 pub mod wavemem;
 
@@ -54,6 +55,7 @@ pub use lanejit_interp::{Trap, TrapKind, WaveState, LANES};
 pub use launch::{CancelToken, LaunchConfig, LaunchError, LaunchStats};
 pub use module::Module;
 pub use tier::CompileConfig;
+pub use typed::TypedBuffer;
 
 use lanejit_interp::Code;
 use lanejit_isa::asm::{AsmErrors, Program};

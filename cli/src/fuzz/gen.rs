@@ -56,8 +56,6 @@ pub struct Tables {
     pub v_laneid: InsnId,
     /// `v.shl.i`.
     pub v_shl_i: InsnId,
-    /// `v.shr.i`.
-    pub v_shr_i: InsnId,
     /// `v.mov.u.b64`.
     pub v_mov_u_b64: InsnId,
     /// `v.add.u64.u32`.
@@ -98,7 +96,6 @@ pub fn tables() -> &'static Tables {
             v_and_k: find("v.and.k"),
             v_laneid: find("v.laneid"),
             v_shl_i: find("v.shl.i"),
-            v_shr_i: find("v.shr.i"),
             v_mov_u_b64: find("v.mov.u.b64"),
             v_add_u64_u32: find("v.add.u64.u32"),
             wait: find("wait"),
@@ -404,17 +401,9 @@ impl Gen {
         }
         if self.r.chance(25) {
             out.push(Node::Op(op(t.v_laneid, &[("rd", V_OFF as i64)])));
-            // Now and then groups of 4, 16 or 32 lanes share one offset (a broadcast, as a tiled kernel's rows
-            // read a shared tile): the JIT's slice-at-a-time paths must tell them from other patterns.
-            let group = *self.r.pick(&[0, 0, 0, 2, 4, 5]);
-            if group > 0 {
-                out.push(Node::Op(op(t.v_shr_i, &[("rd", V_OFF as i64), ("rs1", V_OFF as i64), ("imm", group)])));
-            }
             let sh = align.trailing_zeros() as i64;
             out.push(Node::Op(op(t.v_shl_i, &[("rd", V_OFF as i64), ("rs1", V_OFF as i64), ("imm", sh)])));
-            // Strides past the room only when the mask allows wide offsets; keep them inside it. Now and then
-            // one bit of the stride dropped: slices whose first lanes are consecutive and the others not.
-            let mask = if self.r.chance(30) { mask & !(align.max(1) << self.r.below(5)) } else { mask };
+            // Strides past the room only when the mask allows wide offsets; keep them inside it.
             out.push(Node::Op(op(t.v_and_k, &[("rd", V_OFF as i64), ("rs1", V_OFF as i64), ("imm", mask as i64)])));
         } else {
             let src = self.vreg(false);

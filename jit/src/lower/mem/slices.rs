@@ -87,17 +87,12 @@ pub fn wide_store(fx: &mut Fx, a: &Access, hosts: &[Value]) {
 /// Does each slice of `off` hold four consecutive words (lane 4j+i at offset off[4j] + 4i)?
 pub fn slices_contiguous(fx: &mut Fx, off: &Vec32) -> Value {
     let steps = fx.const_vec([0, 4, 8, 12]);
-    // Mutant 148: only each slice's first two lanes are compared (lanes 2 and 3 may read anywhere).
-    let ignored = crate::mutants::active(148).then(|| fx.const_vec([0, 0, u32::MAX, u32::MAX]));
     let mut all = None;
     for &x in off {
         let first = fx.b.ins().extractlane(x, 0);
         let first = fx.b.ins().splat(I32X4, first);
         let want = fx.b.ins().iadd(first, steps);
-        let mut eq = fx.b.ins().icmp(IntCC::Equal, x, want);
-        if let Some(ignored) = ignored {
-            eq = fx.b.ins().bor(eq, ignored);
-        }
+        let eq = fx.b.ins().icmp(IntCC::Equal, x, want);
         all = Some(all.map_or(eq, |s| fx.b.ins().band(s, eq)));
     }
     fx.b.ins().vall_true(all.expect("VECS > 0"))
@@ -137,9 +132,7 @@ pub fn uniform_wide_load(fx: &mut Fx, a: &Access, starts: &[Value]) {
     for (j, &start) in starts.iter().enumerate() {
         let x = fx.b.ins().load(I32X4, guest_flags(), start, 0);
         for (k, reg) in regs.iter_mut().enumerate() {
-            // Mutant 149: every register of a broadcast wide load gets the first word.
-            let word = if crate::mutants::active(149) { 0 } else { k };
-            reg[j] = fx.shuffle32(x, x, [word; PER]);
+            reg[j] = fx.shuffle32(x, x, [k; PER]);
         }
     }
     for (k, reg) in regs.into_iter().enumerate() {
