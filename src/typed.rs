@@ -17,7 +17,7 @@ impl Device {
     /// A zeroed global buffer of `len` values of `T`, freed when the returned buffer is dropped. A size past
     /// `u64` bytes is reported as the memory it would need (`AllocError::Exhausted`).
     pub fn buffer_of<T: bytemuck::Pod>(&self, len: usize) -> Result<TypedBuffer<'_, T>, AllocError> {
-        let bytes = (len as u64).checked_mul(std::mem::size_of::<T>() as u64).unwrap_or(u64::MAX);
+        let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         let buf = self.buffer(bytes)?;
         Ok(TypedBuffer { dev: self, buf, len, _values: PhantomData })
     }
