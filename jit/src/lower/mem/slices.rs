@@ -57,6 +57,11 @@ pub fn wide_load(fx: &mut Fx, a: &Access, hosts: &[Value]) {
             reg[j] = words[k];
         }
     }
+    set_group(fx, a, regs);
+}
+
+/// Writes the loaded group: register `a.rd + k` gets `regs[k]`.
+fn set_group(fx: &mut Fx, a: &Access, regs: Vec<Vec32>) {
     for (k, reg) in regs.into_iter().enumerate() {
         fx.set_v(lanejit_isa::VReg(a.rd.0 + k as u8), reg);
     }
@@ -87,11 +92,23 @@ pub fn wide_store(fx: &mut Fx, a: &Access, hosts: &[Value]) {
 /// Does each slice of `off` hold four consecutive words (lane 4j+i at offset off[4j] + 4i)?
 pub fn slices_contiguous(fx: &mut Fx, off: &Vec32) -> Value {
     let steps = fx.const_vec([0, 4, 8, 12]);
+    slices_follow(fx, off, Some(steps))
+}
+
+/// Does each slice of `off` hold one offset in all four lanes?
+pub fn slices_uniform(fx: &mut Fx, off: &Vec32) -> Value {
+    slices_follow(fx, off, None)
+}
+
+/// Does every slice equal its first lane's offset plus `steps` (none: plus nothing)?
+fn slices_follow(fx: &mut Fx, off: &Vec32, steps: Option<Value>) -> Value {
     let mut all = None;
     for &x in off {
         let first = fx.b.ins().extractlane(x, 0);
-        let first = fx.b.ins().splat(I32X4, first);
-        let want = fx.b.ins().iadd(first, steps);
+        let mut want = fx.b.ins().splat(I32X4, first);
+        if let Some(steps) = steps {
+            want = fx.b.ins().iadd(want, steps);
+        }
         let eq = fx.b.ins().icmp(IntCC::Equal, x, want);
         all = Some(all.map_or(eq, |s| fx.b.ins().band(s, eq)));
     }
@@ -112,18 +129,6 @@ pub fn slice_access(fx: &mut Fx, a: &Access, starts: &[Value]) {
     }
 }
 
-/// Does each slice of `off` hold one offset in all four lanes?
-pub fn slices_uniform(fx: &mut Fx, off: &Vec32) -> Value {
-    let mut all = None;
-    for &x in off {
-        let first = fx.b.ins().extractlane(x, 0);
-        let first = fx.b.ins().splat(I32X4, first);
-        let eq = fx.b.ins().icmp(IntCC::Equal, x, first);
-        all = Some(all.map_or(eq, |s| fx.b.ins().band(s, eq)));
-    }
-    fx.b.ins().vall_true(all.expect("VECS > 0"))
-}
-
 /// An 8- or 16-byte load whose slices each read one address (`starts`, one per slice): one 16-byte host load
 /// per slice, word k splat over the slice of register `a.rd + k`.
 pub fn uniform_wide_load(fx: &mut Fx, a: &Access, starts: &[Value]) {
@@ -135,7 +140,5 @@ pub fn uniform_wide_load(fx: &mut Fx, a: &Access, starts: &[Value]) {
             reg[j] = fx.shuffle32(x, x, [k; PER]);
         }
     }
-    for (k, reg) in regs.into_iter().enumerate() {
-        fx.set_v(lanejit_isa::VReg(a.rd.0 + k as u8), reg);
-    }
+    set_group(fx, a, regs);
 }
