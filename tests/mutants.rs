@@ -9,6 +9,7 @@
 //! instead of the whole run.
 
 use lanejit_cli::fuzz::campaign::{reproducer_source, Options};
+use lanejit_cli::fuzz::watchdog::Hang;
 use lanejit_cli::fuzz::{campaign, GenConfig};
 use lanejit_jit::mutants::{self, CATALOGUE};
 use std::time::Instant;
@@ -23,6 +24,13 @@ const SEED_BASE: u64 = 0x0bad_0000;
 /// EXEC ones included), at least 95% of all must be, and one listed here that starts being caught fails the
 /// test so that the list stays true.
 const KNOWN_MISSES: &[(u32, &str)] = &[
+    (
+        106,
+        "needs a contiguous store in a loop hot enough for the optimising tier, run under a partial EXEC with \
+           inactive lanes' data differing from memory; one program in 8,000 of the campaign had that shape, and \
+           only before the dropped-stride-bit offsets (which 148 needs) changed the programs. \
+           tests/cases/jit/slices.yaml (\"contiguous st.b32 under a partial EXEC ...\") catches it on jit-opt",
+    ),
     (
         140,
         "needs an atomic on a region's last word, then in the same run one word past it: the generator's \
@@ -73,6 +81,8 @@ struct Row {
     first: Option<u64>,
     /// Rendered instructions of the shrunk first finding (None: not caught, or the shrink lost the failure).
     shrunk: Option<usize>,
+    /// The first finding is a program the JIT ran without end (caught, but nothing to shrink).
+    hang: bool,
     reproducer: String,
 }
 
@@ -85,6 +95,8 @@ fn run(id: u32, site: &'static str, what: &'static str) -> Row {
         gen: GEN,
         stop_after: Some(1),
         max_shrinks: 1,
+        hang_after: Some(HANG_AFTER),
+        on_hang: hang_kills,
         ..Options::default()
     };
     let sum = campaign(&opts).expect("campaign runs");
@@ -96,7 +108,27 @@ fn run(id: u32, site: &'static str, what: &'static str) -> Row {
         (Some(f), Some((p, _, d))) => reproducer_source(f, p, d).unwrap_or_default(),
         _ => String::new(),
     };
-    Row { id, site, what, first: f.map(|f| f.index + 1), shrunk: shrunk.map(|s| s.0.insn_count()), reproducer }
+    Row {
+        id,
+        site,
+        what,
+        first: f.map(|f| f.index + 1),
+        shrunk: shrunk.map(|s| s.0.insn_count()),
+        hang: false,
+        reproducer,
+    }
+}
+
+/// A program runs this long without end under a planted bug: far above any program's run (milliseconds).
+const HANG_AFTER: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// In the child: a program the mutant's JIT runs without end (a budget bug) is a kill. The hung thread cannot
+/// be stopped, so the child reports the kill line with `hang` for the shrunk size and exits at once.
+fn hang_kills(h: &Hang) -> ! {
+    let id = std::env::var(CHILD_ENV).unwrap_or_default();
+    println!("KILL {id} {} hang", h.index + 1);
+    println!("REPRODUCER\n; {h}");
+    std::process::exit(0)
 }
 
 /// Set in a child process: the mutant it runs.
@@ -111,7 +143,7 @@ fn run_isolated(id: u32, site: &'static str, what: &'static str) -> (Row, Option
         .output()
         .expect("spawn the child test process");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut row = Row { id, site, what, first: None, shrunk: None, reproducer: String::new() };
+    let mut row = Row { id, site, what, first: None, shrunk: None, hang: false, reproducer: String::new() };
     // libtest may print `test NAME ... ` on the same line before the child's own output.
     let kill = stdout.lines().find_map(|l| l.split_once("KILL ").map(|x| x.1));
     let Some(kill) = kill.filter(|_| out.status.success()) else {
@@ -122,6 +154,7 @@ fn run_isolated(id: u32, site: &'static str, what: &'static str) -> (Row, Option
     let f: Vec<&str> = kill.split_whitespace().collect();
     row.first = f.get(1).and_then(|x| x.parse().ok());
     row.shrunk = f.get(2).and_then(|x| x.parse().ok());
+    row.hang = f.get(2) == Some(&"hang");
     row.reproducer = stdout.split_once("REPRODUCER\n").map_or(String::new(), |(_, r)| r.to_string());
     (row, None)
 }
@@ -156,7 +189,7 @@ fn mutants_are_caught_and_shrink() {
             r.site,
             caught,
             opt(r.first),
-            opt(r.shrunk.map(|n| n as u64)),
+            if r.hang { "hang".to_string() } else { opt(r.shrunk.map(|n| n as u64)) },
             r.what
         );
         if let Some(c) = crash {
@@ -175,7 +208,7 @@ fn mutants_are_caught_and_shrink() {
     let caught = rows.iter().filter(|r| r.first.is_some()).count();
     let big: Vec<String> = rows
         .iter()
-        .filter(|r| r.first.is_some() && r.shrunk.is_none_or(|n| n > max_shrunk(r.id)))
+        .filter(|r| r.first.is_some() && !r.hang && r.shrunk.is_none_or(|n| n > max_shrunk(r.id)))
         .map(|r| format!("mutant {} ({}): {:?} instructions\n{}", r.id, r.what, r.shrunk, r.reproducer))
         .collect();
     println!("{} mutants, {caught} caught ({:.1}%), {} missed unexpectedly, {} known misses, {} crashed, {} over their shrink limit (<= {MAX_SHRUNK}, or as LONGER says) \

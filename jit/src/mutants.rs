@@ -184,4 +184,5 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (145, "lower/xlane.rs:xor_uniform", "shfl.xor.vu's vector part of the distance keeps 2 bits (16 and more read the wrong half)"),
     (146, "lower/mem/slices.rs:transpose", "inline 8- and 16-byte lane accesses swap each lane's second and third words"),
     (147, "lower/mem/slices.rs:wide_store", "an inline 8-byte lane store writes 16 bytes (zeros over the next 8)"),
+    (148, "lower/mem/slices.rs:slices_follow", "the slice checks (contiguous or uniform) compare only each slice's first two lanes"),
 ];

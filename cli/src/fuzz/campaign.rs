@@ -6,6 +6,7 @@ use super::gen::{generate_states, Case, GenConfig};
 use super::oracle::{check, check_kernel, AutoMode, Divergence};
 use super::prog::GenProgram;
 use super::shrink::shrink;
+use super::watchdog::{exit_on_hang, OnHang, Watchdog};
 use lanejit::state_json::StateJson;
 use rayon::prelude::*;
 use std::io::Write;
@@ -67,7 +68,16 @@ pub struct Options {
     /// Stop once this many findings are in (checked after each batch, so every program before the last
     /// finding has run and the first findings by seed do not depend on thread timing).
     pub stop_after: Option<usize>,
+    /// A program still running after this long is a hang (an engine that does not stop at its budget): it is
+    /// reported through `on_hang`, which ends the process. `None`: no watch.
+    pub hang_after: Option<Duration>,
+    /// What a hang does (default: report on standard error, exit code 1).
+    pub on_hang: OnHang,
 }
+
+/// The default hang limit: far above any program's run (each runs a few thousand instructions per state, on
+/// a machine as loaded as CI's) and short enough that a hung campaign ends well inside a CI run.
+pub const HANG_AFTER: Duration = Duration::from_secs(120);
 
 impl Default for Options {
     fn default() -> Self {
@@ -84,6 +94,8 @@ impl Default for Options {
             gen: GenConfig::default(),
             ignore: Vec::new(),
             stop_after: None,
+            hang_after: Some(HANG_AFTER),
+            on_hang: exit_on_hang,
         }
     }
 }
@@ -150,7 +162,8 @@ enum Outcome {
 }
 
 /// Runs one seed: generate, render, compile once, compare from every state until one diverges.
-fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage) -> (u64, Outcome) {
+fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage, dog: Option<&Watchdog>) -> (u64, Outcome) {
+    let _watched = dog.map(|d| d.watch(index, seed, "the campaign"));
     let (prog, states) = generate_states(seed, &opts.gen);
     let program = match prog.render() {
         Ok(p) => p,
@@ -172,8 +185,10 @@ fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage) -> (u64, 
 
 /// Shrinks a failing case, keeping only candidates that still diverge on the same engine.
 pub fn shrink_case(f: &Finding, opts: &Options) -> Option<(GenProgram, StateJson, Divergence)> {
+    let dog = opts.hang_after.map(|limit| Watchdog::start(limit, opts.on_hang));
     let (mode, ig, engine) = (f.mode, &opts.ignore, f.div.engine);
     let still = |p: &GenProgram, s: &StateJson| {
+        let _watched = dog.as_ref().map(|d| d.watch(f.index, f.case.seed, "a shrink of its finding"));
         p.render()
             .ok()
             .and_then(|prog| check(&prog, s, mode, None, ig).ok().flatten())
@@ -203,6 +218,7 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
     let batch = 64 * pool.current_num_threads() as u64;
     let mut next = 0u64;
     let mut last_progress = Instant::now();
+    let dog = opts.hang_after.map(|limit| Watchdog::start(limit, opts.on_hang));
     loop {
         let end = total.map_or(next + batch, |t| t.min(next + batch));
         if next >= end || opts.time.is_some_and(|t| t0.elapsed() >= t) {
@@ -215,7 +231,7 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
                     || (Coverage::default(), 0, Vec::new()),
                     |(mut cov, mut cases, mut out), k| {
                         let s = seeds(k);
-                        let (n, o) = run_seed(k, s, opts, &mut cov);
+                        let (n, o) = run_seed(k, s, opts, &mut cov, dog.as_ref());
                         cases += n;
                         if !matches!(o, Outcome::Pass) {
                             out.push((s, o));

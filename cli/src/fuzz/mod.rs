@@ -14,6 +14,7 @@ pub mod prog;
 pub mod rng;
 pub mod shrink;
 pub mod values;
+pub mod watchdog;
 
 pub use campaign::{campaign, program_seed, Options, Summary};
 pub use gen::{generate, generate_states, Case, GenConfig};
@@ -89,6 +90,15 @@ pub struct FuzzArgs {
     /// seed, state, summary and reproducer file) instead of the `key=value` line; progress stays on stderr.
     #[arg(long)]
     pub json: bool,
+    /// Seconds a program may run before it counts as a hang (an engine that does not stop at its budget): the
+    /// program is reported (`HANG ...` on stderr, with its seed) and the fuzzer exits 1 at once, because a
+    /// thread stuck in compiled code cannot be stopped.
+    #[arg(long, default_value_t = campaign::HANG_AFTER.as_secs_f64(), value_parser = parse_hang_after)]
+    pub hang_after: f64,
+}
+
+fn parse_hang_after(s: &str) -> Result<f64, String> {
+    parse_seconds(s, MAX_FUZZ_TIME, "MAX_FUZZ_TIME").map(|d| d.as_secs_f64())
 }
 
 fn parse_fuzz_time(s: &str) -> Result<Duration, String> {
@@ -200,6 +210,7 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         ignore: a.ignore.clone(),
         stop_after: a.stop_after,
         gen: GenConfig { max_len: a.size, states: a.states, group_pct: a.groups },
+        hang_after: Some(Duration::from_secs_f64(a.hang_after)),
         ..Options::default()
     };
     let sum = campaign(&opts).map_err(|e| anyhow!(e))?;

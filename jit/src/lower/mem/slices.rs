@@ -102,6 +102,8 @@ pub fn slices_uniform(fx: &mut Fx, off: &Vec32) -> Value {
 
 /// Does every slice equal its first lane's offset plus `steps` (none: plus nothing)?
 fn slices_follow(fx: &mut Fx, off: &Vec32, steps: Option<Value>) -> Value {
+    // Mutant 148: only each slice's first two lanes are compared (lanes 2 and 3 may read anywhere).
+    let ignored = crate::mutants::active(148).then(|| fx.const_vec([0, 0, u32::MAX, u32::MAX]));
     let mut all = None;
     for &x in off {
         let first = fx.b.ins().extractlane(x, 0);
@@ -109,7 +111,10 @@ fn slices_follow(fx: &mut Fx, off: &Vec32, steps: Option<Value>) -> Value {
         if let Some(steps) = steps {
             want = fx.b.ins().iadd(want, steps);
         }
-        let eq = fx.b.ins().icmp(IntCC::Equal, x, want);
+        let mut eq = fx.b.ins().icmp(IntCC::Equal, x, want);
+        if let Some(ignored) = ignored {
+            eq = fx.b.ins().bor(eq, ignored);
+        }
         all = Some(all.map_or(eq, |s| fx.b.ins().band(s, eq)));
     }
     fx.b.ins().vall_true(all.expect("VECS > 0"))
