@@ -302,7 +302,8 @@ fn run_workgroups(cx: &LaunchCtx, range: std::ops::Range<u64>) {
     }
 }
 
-/// Runs a launch on one thread, printing every retired instruction through `tracer`.
+/// Runs a launch on one thread, printing every retired instruction through `tracer` (without the checkers:
+/// `cfg.check` is not looked at).
 pub fn launch_traced(
     device: &Device,
     kernel: &Kernel,
