@@ -1,6 +1,7 @@
 //! The dynamic checkers (`lanejit::check`, issue 15) on small kernels in `tests/check_dyn/`: each planted
 //! bug (a missing wait on each counter the interpreter runs, a shared-memory race, a skipped barrier, a barrier
-//! under partial EXEC, waves at different barriers) is reported with its kind and the source line marked
+//! under partial EXEC, waves at different barriers, a never-written register reaching an address or a branch,
+//! never-written shared and private memory reaching a kernel output) is reported with its kind and the source line marked
 //! `PLANTED`; each `*_fixed.s` twin reports nothing. The text and JSON renderings are checked too.
 
 use lanejit::check::{render_json, render_text, Checks, Finding};
@@ -24,6 +25,10 @@ const PLANTED: &[Case] = &[
     ("barrier_skipped", &[("check", "barrier"), ("kind", "wave_ended_before_barrier")], None),
     ("barrier_partial_exec", &[("check", "barrier"), ("kind", "partial_exec")], None),
     ("barrier_different", &[("check", "barrier"), ("kind", "different_barriers")], Some(TrapKind::BarrierDeadlock)),
+    ("uninit_address", &[("check", "uninit"), ("sink", "address"), ("register", "v5")], None),
+    ("uninit_branch", &[("check", "uninit"), ("sink", "branch"), ("register", "u30")], None),
+    ("uninit_shared", &[("check", "uninit"), ("sink", "kernel_output"), ("register", "v6")], None),
+    ("uninit_private", &[("check", "uninit"), ("sink", "kernel_output"), ("register", "v6")], None),
 ];
 
 fn source(name: &str) -> String {
@@ -98,7 +103,12 @@ fn without_checks_nothing_is_reported_and_each_check_reports_only_its_own() {
     for &(name, fields, _) in PLANTED {
         assert!(launch(name, Checks::default(), Engine::Jit).0.is_empty(), "{name}");
         let check = fields.iter().find(|(k, _)| *k == "check").unwrap().1;
-        let others = Checks { waits: check != "wait", races: check != "race", barriers: check != "barrier" };
+        let others = Checks {
+            waits: check != "wait",
+            races: check != "race",
+            barriers: check != "barrier",
+            uninit: check != "uninit",
+        };
         assert!(launch(name, others, Engine::Interp).0.is_empty(), "{name} with only {others}");
     }
 }
@@ -126,9 +136,9 @@ fn text_and_json_renderings() {
 
 #[test]
 fn checks_parse_by_name_and_refuse_the_rest() {
-    assert_eq!(Checks::parse("waits,races"), Ok(Checks { waits: true, races: true, barriers: false }));
+    assert_eq!(Checks::parse("waits,races"), Ok(Checks { waits: true, races: true, ..Checks::default() }));
     assert_eq!(Checks::parse("all"), Ok(Checks::ALL));
-    assert!(Checks::parse("uninit").unwrap_err().contains("not implemented"));
+    assert_eq!(Checks::parse("uninit"), Ok(Checks { uninit: true, ..Checks::default() }));
     assert!(Checks::parse("wait").unwrap_err().contains("unknown check `wait`"));
-    assert_eq!(Checks::ALL.to_string(), "waits,races,barriers");
+    assert_eq!(Checks::ALL.to_string(), "waits,races,barriers,uninit");
 }

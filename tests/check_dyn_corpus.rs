@@ -62,7 +62,7 @@ fn every_excused_line_is_a_wait() {
 }
 
 /// Only the wait checker, as the corpus asks.
-const WAITS: Checks = Checks { waits: true, races: false, barriers: false };
+const WAITS: Checks = Checks { waits: true, races: false, barriers: false, uninit: false };
 
 #[test]
 fn unmutated_examples_give_no_finding_of_any_checker() {

@@ -167,7 +167,8 @@ pub struct LaunchArgs {
     pub kernel_name: Option<String>,
     /// Run checkers, a comma-separated list of `waits` (a register used before the `wait` its load, store or
     /// transcendental op needs), `races` (shared-memory races between the waves of a workgroup), `barriers`
-    /// (barriers under partial EXEC or skipped by some waves), or `all`. A checking launch runs on the
+    /// (barriers under partial EXEC or skipped by some waves), `uninit` (a value nothing wrote reaching an
+    /// address, a branch, EXEC or a store), or `all`. A checking launch runs on the
     /// interpreter, one workgroup at a time, whatever --engine says; each finding is a line (or an entry of
     /// `findings` with --json), and any finding exits 1.
     #[arg(long, value_parser = lanejit::check::Checks::parse)]

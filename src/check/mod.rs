@@ -16,10 +16,12 @@
 //!   workgroup wait at a barrier, waves waiting at different barriers: a [`BarrierMisuse`].
 
 mod races;
+mod uninit;
 mod waits;
 
 pub use races::SharedAccess;
 pub(crate) use races::{LaneAccess, RaceShadow};
+pub(crate) use uninit::{MemoryDefined, WaveDefined};
 pub(crate) use waits::{Site, WaveWaits};
 
 use std::collections::HashMap;
@@ -34,19 +36,20 @@ pub struct Checks {
     pub races: bool,
     /// Barriers under partial EXEC, and barriers some waves of a workgroup skip.
     pub barriers: bool,
+    /// Values no instruction (nor the ABI) wrote, reaching an address, a branch, EXEC or a store.
+    pub uninit: bool,
 }
 
 impl Checks {
     /// Every checker.
-    pub const ALL: Checks = Checks { waits: true, races: true, barriers: true };
+    pub const ALL: Checks = Checks { waits: true, races: true, barriers: true, uninit: true };
 
     /// No checker is on (the launch runs as without checks).
     pub fn is_empty(&self) -> bool {
         *self == Checks::default()
     }
 
-    /// A comma-separated list of `waits`, `races`, `barriers` (or `all`). `uninit` (issue 15 item 5) is not
-    /// built yet and is refused by name.
+    /// A comma-separated list of `waits`, `races`, `barriers`, `uninit` (or `all`).
     pub fn parse(text: &str) -> Result<Checks, String> {
         let mut c = Checks::default();
         for word in text.split(',').map(str::trim) {
@@ -55,8 +58,8 @@ impl Checks {
                 "races" => c.races = true,
                 "barriers" => c.barriers = true,
                 "all" => c = Checks::ALL,
-                "uninit" => return Err("the uninit check is not implemented yet (issue 15 item 5)".into()),
-                _ => return Err(format!("unknown check `{word}`; known: waits, races, barriers, all")),
+                "uninit" => c.uninit = true,
+                _ => return Err(format!("unknown check `{word}`; known: waits, races, barriers, uninit, all")),
             }
         }
         Ok(c)
@@ -65,7 +68,8 @@ impl Checks {
 
 impl fmt::Display for Checks {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let names = [(self.waits, "waits"), (self.races, "races"), (self.barriers, "barriers")];
+        let names =
+            [(self.waits, "waits"), (self.races, "races"), (self.barriers, "barriers"), (self.uninit, "uninit")];
         let on: Vec<&str> = names.iter().filter(|(on, _)| *on).map(|(_, n)| *n).collect();
         f.write_str(&on.join(","))
     }
@@ -82,6 +86,46 @@ pub enum Finding {
     Race(Race),
     /// A barrier used against the launch model.
     Barrier(BarrierMisuse),
+    /// A value nothing wrote, used where it matters.
+    Uninit(UninitRead),
+}
+
+/// Where an undefined value went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UninitSink {
+    /// A memory instruction's address (or image descriptor) operand.
+    Address,
+    /// A branch condition or indirect target.
+    Branch,
+    /// A new EXEC.
+    Exec,
+    /// The data of a shared or private store (or atomic).
+    StoreData,
+    /// The data of a global store: a kernel output.
+    KernelOutput,
+}
+
+/// A register read where its value matters, in lanes where nothing (neither the kernel nor the ABI) wrote it:
+/// the ABI's zero is read, which hardware does not promise.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct UninitRead {
+    /// Where the value went.
+    pub sink: UninitSink,
+    /// The register (`v6`, `u8`).
+    pub register: String,
+    /// The instruction.
+    pub pc: u32,
+    /// Its source line.
+    pub line: Option<u32>,
+    /// The lanes where the value is undefined (all lanes for a uniform register).
+    pub lanes: u32,
+    /// Workgroup of the first occurrence.
+    pub workgroup: [u32; 3],
+    /// Wave of the first occurrence.
+    pub wave: u32,
+    /// Times met.
+    pub occurrences: u64,
 }
 
 /// How a register was used too early.
@@ -250,6 +294,17 @@ impl Finding {
                     times(b.occurrences)
                 )
             }
+            Finding::Uninit(u) => format!(
+                "uninitialised read: {} reaches {} at {} undefined (never written); workgroup {:?} wave {} lanes \
+                 {:#010x}{}",
+                u.register,
+                serde_json::to_value(u.sink).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+                at(u.pc, u.line),
+                u.workgroup,
+                u.wave,
+                u.lanes,
+                times(u.occurrences)
+            ),
         }
     }
 
@@ -284,6 +339,7 @@ impl Findings {
                 Finding::Wait(h) => h.occurrences += 1,
                 Finding::Race(r) => r.occurrences += 1,
                 Finding::Barrier(b) => b.occurrences += 1,
+                Finding::Uninit(u) => u.occurrences += 1,
             }
         } else if self.list.len() < MAX_FINDINGS {
             self.index.insert(key, self.list.len());

@@ -57,6 +57,8 @@ pub(crate) struct RaceShadow {
 /// One lane's access to shared memory, as the interpreter performed it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LaneAccess {
+    /// Shared or private.
+    pub(crate) sp: lanejit_isa::Sp,
     pub(crate) lane: u32,
     pub(crate) offset: u64,
     pub(crate) size: u32,
@@ -88,7 +90,7 @@ impl RaceShadow {
         out: &mut Findings,
     ) {
         let epoch = self.epoch;
-        for a in accesses {
+        for a in accesses.iter().filter(|a| a.sp == lanejit_isa::Sp::Shared) {
             let acc = SharedAccess { wave, lane: a.lane, pc, line, write: a.write, atomic: a.atomic };
             for off in a.offset..a.offset + a.size as u64 {
                 let Some(b) = self.bytes.get_mut(off as usize) else { continue };

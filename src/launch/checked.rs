@@ -9,6 +9,7 @@ use super::{
 };
 use crate::check::{BarrierKind, BarrierMisuse, Checks, Finding, Findings, RaceShadow, WaveWaits};
 use crate::check::{LaneAccess, Site};
+use crate::check::{MemoryDefined, WaveDefined};
 use crate::wavemem::WaveMemory;
 use crate::{Device, Kernel, LaunchConfig};
 use lanejit_interp::{step, Ctx, Flow, HostRegion, MemFault, Memory, Trap, TrapKind, WaveEnv, WaveState, LANES};
@@ -47,6 +48,10 @@ struct CheckedRun<'c, 'a> {
     shared: Vec<u8>,
     private: Vec<u8>,
     shadow: RaceShadow,
+    /// Per wave: its defined register lanes (the uninit checker).
+    defined: Vec<WaveDefined>,
+    /// The defined shared and private bytes (the uninit checker).
+    memory_defined: MemoryDefined,
     /// The shared-memory accesses of the instruction being executed.
     log: Vec<LaneAccess>,
     /// Per wave: the barrier it waits at (`None`: running or ended).
@@ -71,6 +76,8 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
             shared: vec![0; cx.shared_bytes as usize],
             private: vec![0; cx.private_bytes as usize * LANES * n],
             shadow: RaceShadow::default(),
+            defined: vec![WaveDefined::default(); n],
+            memory_defined: MemoryDefined::default(),
             log: Vec::new(),
             at_barrier: vec![None; n],
             ended: Vec::new(),
@@ -86,7 +93,10 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
             self.waves[wi] = WaveState::default();
             reset_wave(self.cx, &mut self.waves[wi], wi, wg_id, true);
             self.waits[wi].clear();
+            self.defined[wi].start();
         }
+        let private_bytes = self.cx.private_bytes as usize;
+        self.memory_defined.start(self.shared.len(), private_bytes, self.waves.len());
         self.shared.fill(0);
         self.private.fill(0);
         self.shadow.start(self.shared.len());
@@ -195,6 +205,9 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         if self.checks.waits {
             self.waits[wi].before(pc, &insn, exec, &site, &mut self.findings);
         }
+        if self.checks.uninit {
+            self.defined[wi].before(pc, &insn, exec, &site, &mut self.findings);
+        }
         self.log.clear();
         let pstride = cx.private_bytes as usize * LANES;
         let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
@@ -207,7 +220,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
                 private_bytes: cx.private_bytes as u64,
             },
             log: &mut self.log,
-            on: self.checks.races,
+            on: self.checks.races || self.checks.uninit,
         };
         let flow = step(&mut Ctx { w, mem: &mut mem, env: &env, pc, len, code_len: code.len_bytes() }, &insn)?;
         w.retired += 1;
@@ -222,8 +235,12 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         if self.checks.waits {
             self.waits[wi].after(pc, &insn, exec);
         }
-        if !self.log.is_empty() {
+        if self.checks.races && !self.log.is_empty() {
             self.shadow.record(wi as u32, pc, lines(pc), &self.log, wg_id, &mut self.findings);
+        }
+        if self.checks.uninit {
+            self.memory_defined.wave = wi;
+            self.defined[wi].after(&insn, exec, &self.log, &mut self.memory_defined);
         }
         Ok(flow)
     }
@@ -251,7 +268,8 @@ impl Drop for CheckedRun<'_, '_> {
     }
 }
 
-/// A wave's memory that also logs every shared-memory access it performs (for the race checker).
+/// A wave's memory that also logs every shared- and private-memory access it performs (for the race and uninit
+/// checkers).
 struct Recording<'m, 'l> {
     inner: WaveMemory<'m>,
     log: &'l mut Vec<LaneAccess>,
@@ -260,8 +278,8 @@ struct Recording<'m, 'l> {
 
 impl Recording<'_, '_> {
     fn note(&mut self, sp: Sp, lane: usize, addr: u64, size: u32, write: bool, atomic: bool) {
-        if self.on && sp == Sp::Shared {
-            self.log.push(LaneAccess { lane: lane as u32, offset: addr, size, write, atomic });
+        if self.on && matches!(sp, Sp::Shared | Sp::Private) {
+            self.log.push(LaneAccess { sp, lane: lane as u32, offset: addr, size, write, atomic });
         }
     }
 }
