@@ -1,5 +1,5 @@
 //! Opt-in dynamic checkers (issue 15): wait hazards per wave, shared-memory races between the waves of a
-//! workgroup, and barrier misuse, reported as typed [`Finding`]s.
+//! workgroup, barrier misuse and uninitialised reads, reported as typed [`Finding`]s.
 //!
 //! A launch whose [`LaunchConfig::check`](crate::LaunchConfig::check) names a check runs on the interpreter,
 //! one workgroup after another on the calling thread, whatever engine the configuration asks for (the findings
@@ -14,6 +14,8 @@
 //!   least one a write and not both atomic: a [`Race`].
 //! - **barriers**: a `barrier` reached under a partial EXEC, a wave that ends while the others of its
 //!   workgroup wait at a barrier, waves waiting at different barriers: a [`BarrierMisuse`].
+//! - **uninit**: a register lane or shared/private byte nothing (nor the ABI) wrote, reaching an address, a
+//!   branch, EXEC or a store: an [`UninitRead`].
 
 mod races;
 mod uninit;
