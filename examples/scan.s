@@ -63,6 +63,7 @@ chunk:
     v.add.vu v13, v6, u34
     exec.and.save u32, u28
     st.b32 v13, v5, u8, 0
+    wait vst=0                  ; the next chunk overwrites v13, this store's source
     exec.set u22
     u.add u23, u23, u35
     u.xor.i u25, u25, 128       ; the next chunk writes the other buffer, so no second barrier is needed
@@ -125,6 +126,7 @@ chunk2:
     wait vm=0
     v.add.vu v4, v4, u23
     st.b32 v4, v5, u8, 0
+    wait vst=0                  ; the next chunk overwrites v4, this store's source
     exec.set u22
     v.add.vu v3, v3, u16
     u.add.i u24, u24, -1

@@ -37,6 +37,7 @@
 
 pub mod arena;
 pub mod args;
+pub mod check;
 pub mod engine;
 pub mod error;
 pub mod launch;
@@ -102,6 +103,9 @@ pub struct Kernel {
     named: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     barrier: Arc<OnceLock<bool>>,
     config: CompileConfig,
+    /// Per code word: the source line of the instruction starting there (0: unknown; empty for a kernel not
+    /// assembled from text), quoted by `check` findings.
+    lines: Arc<Vec<u32>>,
 }
 
 impl Kernel {
@@ -126,12 +130,25 @@ impl Kernel {
             named: Arc::default(),
             barrier: Arc::default(),
             config,
+            lines: Arc::default(),
         }
     }
 
     /// The same program compiled and tiered as `config` says: nothing compiled or counted so far is kept.
     pub fn with_config(self, config: CompileConfig) -> Kernel {
-        Kernel::with_program_config(self.program, config)
+        let lines = self.lines.clone();
+        Kernel { lines, ..Kernel::with_program_config(self.program, config) }
+    }
+
+    /// The same kernel quoting `lines` (per code word, the source line of the instruction starting there, 0
+    /// where unknown) in `check` findings: for kernels assembled elsewhere (`assemble_with_lines`).
+    pub fn with_source_lines(self, lines: Vec<u32>) -> Kernel {
+        Kernel { lines: Arc::new(lines), ..self }
+    }
+
+    /// The source line of the instruction at byte address `pc`, when the kernel was assembled from text here.
+    pub fn source_line(&self, pc: u32) -> Option<u32> {
+        self.lines.get((pc / 4) as usize).copied().filter(|&l| l != 0)
     }
 
     /// How this kernel is compiled and tiered.
@@ -194,7 +211,8 @@ impl Kernel {
 
     /// Assembles source text; errors carry file, line and column.
     pub fn from_asm(file_name: &str, src: &str) -> Result<Kernel, AsmErrors> {
-        lanejit_isa::asm::assemble(file_name, src).map(Kernel::from_program)
+        let (program, lines) = lanejit_isa::asm::assemble_with_lines(file_name, src)?;
+        Ok(Kernel::from_program(program).with_source_lines(lines))
     }
     /// Loads a binary written by `lanejit asm` (ELF or `LJK1`) or raw little-endian words.
     pub fn from_bytes(bytes: &[u8]) -> Result<Kernel, ContainerError> {

@@ -13,8 +13,9 @@ pub struct Module {
 impl Module {
     /// Assembles every kernel of `src`; errors carry file, line and column (all kernels' errors at once).
     pub fn from_asm(file_name: &str, src: &str) -> Result<Module, AsmErrors> {
-        let programs = lanejit_isa::assemble_module(file_name, src)?;
-        Ok(Module { kernels: programs.into_iter().map(Kernel::from_program).collect() })
+        let programs = lanejit_isa::assemble_module_with_lines(file_name, src)?;
+        let kernels = programs.into_iter().map(|(p, lines)| Kernel::from_program(p).with_source_lines(lines)).collect();
+        Ok(Module { kernels })
     }
 
     /// Loads every kernel of an ELF file written by `lanejit asm -o k.elf`; an `LJK1` container or raw words

@@ -543,6 +543,8 @@ fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure> {
         },
         engine,
         threads: (c.threads != 0).then_some(c.threads as usize),
+        // The checkers are not offered through the C ABI yet (issue 15): a C launch runs without them.
+        check: Default::default(),
         cancel: unsafe { c.cancel.as_ref() }.map(|t| t.0.clone()),
     })
 }

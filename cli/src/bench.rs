@@ -245,6 +245,10 @@ fn print_row(r: &BenchRow) {
 /// `lanejit bench KERNEL`: the user's kernel with `run`'s options, on each chosen engine.
 fn run_user_kernel(a: &BenchArgs, path: &std::path::Path, compile: &CompileConfig) -> Result<()> {
     let engines = bench_kernel::chosen_engines(&a.engines)?;
+    if a.launch.check.is_some() {
+        // Every engine's row would time the same checking interpreter.
+        bail!("bench KERNEL compares the engines; time a checker with `lanejit run KERNEL --check C --repeat N`");
+    }
     let opts = crate::runcmd::RunOptions {
         json: a.json,
         repeat: a.repeat.unwrap_or(DEFAULT_REPEAT),
@@ -288,7 +292,7 @@ pub fn run(a: &BenchArgs, compile: &CompileConfig) -> Result<()> {
         return run_user_kernel(a, path, compile);
     }
     if a.launch.any() || !a.engines.is_empty() || a.repeat.is_some() {
-        bail!("--grid, --wg, --buffer, --arg, --threads, --budget, --deadline, --kernel, --engines and --repeat go with a kernel file (`lanejit bench KERNEL ...`)");
+        bail!("--grid, --wg, --buffer, --arg, --threads, --budget, --deadline, --kernel, --check, --engines and --repeat go with a kernel file (`lanejit bench KERNEL ...`)");
     }
     let (size, scaling_size) = (parse_size(&a.size)?, parse_size(&a.scaling_size)?);
     let chosen: Vec<_> =

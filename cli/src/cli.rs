@@ -165,6 +165,14 @@ pub struct LaunchArgs {
     /// The kernel to launch when the file holds several (`.kernel` directives, or an ELF module).
     #[arg(long = "kernel")]
     pub kernel_name: Option<String>,
+    /// Run checkers, a comma-separated list of `waits` (a register used before the `wait` its load, store or
+    /// transcendental op needs), `races` (shared-memory races between the waves of a workgroup), `barriers`
+    /// (barriers under partial EXEC or skipped by some waves), `uninit` (a value nothing wrote reaching an
+    /// address, a branch, EXEC or a store), or `all`. A checking launch runs on the
+    /// interpreter, one workgroup at a time, whatever --engine says; each finding is a line (or an entry of
+    /// `findings` with --json), and any finding exits 1.
+    #[arg(long, value_parser = lanejit::check::Checks::parse)]
+    pub check: Option<lanejit::check::Checks>,
 }
 
 impl LaunchArgs {
@@ -179,6 +187,7 @@ impl LaunchArgs {
             || l.budget.is_some()
             || l.deadline.is_some()
             || l.kernel_name.is_some()
+            || l.check.is_some()
     }
 
     /// The options `runcmd` takes (buffers and scalars still as text: `runcmd::parse_inputs` checks them), the
@@ -199,6 +208,7 @@ impl LaunchArgs {
             saves: Vec::new(),
             json: false,
             repeat: 1,
+            check: self.check.unwrap_or_default(),
         }
     }
 }

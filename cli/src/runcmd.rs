@@ -40,6 +40,8 @@ pub struct RunOptions {
     pub json: bool,
     /// Launches of the kernel (at least 1): the later ones time it on the buffers the earlier ones left.
     pub repeat: u32,
+    /// Checkers to run (`lanejit::check`; none by default).
+    pub check: lanejit::check::Checks,
 }
 
 impl RunOptions {
@@ -47,6 +49,7 @@ impl RunOptions {
     fn apply(&self, cfg: &mut LaunchConfig) {
         cfg.engine = self.engine;
         cfg.threads = if self.trace { Some(1) } else { self.threads };
+        cfg.check = self.check;
         if let Some(b) = self.budget {
             cfg.budget = b;
         }
@@ -265,7 +268,29 @@ fn stats_json(s: &LaunchStats) -> serde_json::Value {
     serde_json::json!({
         "workgroups": s.workgroups, "waves": s.waves, "retired": s.retired, "interpreted": s.interpreted,
         "lane_ops": s.lane_ops, "elapsed_s": s.elapsed.as_secs_f64(),
+        "findings": lanejit::check::render_json(&s.findings),
     })
+}
+
+/// `--trace` prints what the engines run; a checking launch steps the interpreter itself, without the tracer.
+fn refuse_trace_with_check(o: &RunOptions) -> Result<()> {
+    if o.trace && !o.check.is_empty() {
+        bail!("--trace and --check do not go together (a checking launch steps the interpreter itself)");
+    }
+    Ok(())
+}
+
+/// Prints the checkers' findings, one per line.
+fn print_findings(s: &LaunchStats) {
+    print!("{}", lanejit::check::render_text(&s.findings));
+}
+
+/// Any checker finding fails the command (exit code 1), after what it printed.
+fn findings_verdict(s: &LaunchStats) -> Result<()> {
+    match s.findings.len() {
+        0 => Ok(()),
+        n => Err(Failed(format!("{n} checker finding{}", if n == 1 { "" } else { "s" })).into()),
+    }
 }
 
 fn trap_json(r: &Result<LaunchStats, LaunchError>) -> serde_json::Value {
@@ -312,6 +337,7 @@ fn report(stats: &LaunchStats) {
 /// A trap is the kernel's failure (exit code 1); a configuration error is the user's (exit code 2).
 fn finish(r: Result<LaunchStats, LaunchError>) -> Result<LaunchStats> {
     if let Err(LaunchError::Trap { stats, .. }) = &r {
+        print_findings(stats);
         report(stats);
     }
     finish_quiet(r)
@@ -382,6 +408,7 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
     if o.trace && o.repeat > 1 {
         bail!("--trace goes with one launch, not --repeat {}", o.repeat);
     }
+    refuse_trace_with_check(o)?;
     let mut result = launch_with(&device, kernel, &cfg, o.trace);
     let mut times: Vec<Duration> = result.iter().map(|s| s.elapsed).collect();
     for _ in 1..o.repeat {
@@ -420,7 +447,8 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
             });
             println!("{}", serde_json::to_string_pretty(&out)?);
         }
-        return finish_quiet(result).map(drop);
+        let stats = finish_quiet(result)?;
+        return findings_verdict(&stats);
     }
     let trapped = matches!(result, Err(LaunchError::Trap { .. }));
     let stats = finish(result);
@@ -430,11 +458,13 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
             println!("buffer {i} @ {a:#x}: {}", show(&words, s.elem, o.show));
         }
     }
-    report(&stats?);
+    let stats = stats?;
+    print_findings(&stats);
+    report(&stats);
     if let Some((text, _)) = timing {
         println!("{text}");
     }
-    Ok(())
+    findings_verdict(&stats)
 }
 
 /// With more than one launch: a line and a JSON value of the first launch's time (compilation included) and
@@ -493,6 +523,7 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
     if o.repeat > 1 {
         bail!("--repeat goes with a kernel file; `lanejit bench --filter {name}` measures the bundled examples");
     }
+    refuse_trace_with_check(o)?;
     if o.json {
         let result = launch_with(&device, &kernel, &cfg, o.trace);
         let check = result.as_ref().ok().map(|_| (setup.check)(&device));
@@ -505,13 +536,14 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
             "check": match &check { Some(Ok(summary)) => format!("OK ({summary})"), Some(Err(e)) => format!("wrong answer: {e}"), None => "not run (trap)".into() },
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
-        finish_quiet(result)?;
+        findings_verdict(&finish_quiet(result)?)?;
         return check.unwrap_or(Ok(String::new())).map(drop).map_err(|e| Failed(format!("wrong answer: {e}")).into());
     }
     println!("example `{}`: {}", ex.name, ex.about);
     let stats = finish(launch_with(&device, &kernel, &cfg, o.trace))?;
+    print_findings(&stats);
     let summary = (setup.check)(&device).map_err(|e| Failed(format!("wrong answer: {e}")))?;
     println!("check: OK ({summary})");
     report(&stats);
-    Ok(())
+    findings_verdict(&stats)
 }

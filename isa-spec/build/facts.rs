@@ -60,6 +60,9 @@ pub struct Facts {
     /// its old value (YAML `exec: shrinks`).
     pub exec: [bool; 4],
     pub access: Option<Access>,
+    /// The counters raised instead of the latency's own under a condition (YAML `latency: counter:vm
+    /// ls[sp=shared]`): (counter name, condition).
+    pub counter_terms: Vec<(String, When)>,
 }
 
 pub fn is_reg(k: &Kind) -> bool {
@@ -490,7 +493,25 @@ pub fn resolve_facts(
         }
         (false, None) => false,
     };
-    let facts = Facts { regs, fmode, fcsr, flow, exec: [masked, has("re"), has("we"), shrinks], access };
+    let mut counter_terms = Vec::new();
+    for (word, cond) in terms(def.latency.split_once(' ').map(|(_, rest)| rest)) {
+        let cond = cond.ok_or(format!("{at}: latency term `{word}` has no [operand=value] condition"))?;
+        counter_terms.push((word.to_string(), parse_when(at, cond, ops, kinds)?));
+    }
+    // The `en` text states the same fact in words ("Raises vm (ls instead if sp = shared)"): a term without
+    // its sentence, or the sentence without its term, is a typo in one of them.
+    let en = def.en.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (c, _) in &counter_terms {
+        if !en.contains(&format!("{c} instead if ")) {
+            return Err(format!("{at}: latency term `{c}[..]` is not stated in the en text (`{c} instead if ...`)"));
+        }
+    }
+    if counter_terms.is_empty() && en.contains(" instead if ") {
+        return Err(format!(
+            "{at}: the en text raises another counter `instead if ...`; the latency has no term for it"
+        ));
+    }
+    let facts = Facts { regs, fmode, fcsr, flow, exec: [masked, has("re"), has("we"), shrinks], access, counter_terms };
     check_against_flags(at, def, &facts, ops, kinds, &has)?;
     Ok(facts)
 }

@@ -227,7 +227,7 @@ fn gen_flags_counters(m: &Model, o: &mut String) {
 }
 
 fn latency_expr(l: &str) -> String {
-    match l.split_once(':') {
+    match l.split_whitespace().next().unwrap_or_default().split_once(':') {
         Some(("fixed", n)) => format!("Latency::Fixed({n})"),
         Some((_, c)) => format!("Latency::Counter(Counter::{})", camel(c)),
         None => unreachable!(),
@@ -336,10 +336,23 @@ fn fact_fields(i: &Insn) -> String {
         .collect();
     let (fr, fw) = (f.fcsr.iter().any(|t| t.0) || any_mode != 0, f.fcsr.iter().any(|t| t.1));
     let (access, image) = access_exprs(f);
+    let counters: Vec<String> = f
+        .counter_terms
+        .iter()
+        .map(|(c, w)| {
+            format!(
+                "CounterTerm {{ counter: Counter::{}, when: When {{ operand: {}, value: {} }} }}",
+                camel(c),
+                w.operand,
+                w.value
+            )
+        })
+        .collect();
     format!(
         "regs_text: {:?}, float_modes: FloatModes({any_mode}), fmode: &[{}], fmode_text: {:?}, \
         fcsr: FcsrUse {{ reads: {fr}, writes: {fw} }}, fcsr_terms: &[{}], fcsr_text: {:?}, \
-        exec: ExecUse {{ masked: {}, reads: {}, writes: {}, shrinks: {} }}, flow: Flow::{:?}, access: {access}, access_text: {:?}, image: {image}",
+        exec: ExecUse {{ masked: {}, reads: {}, writes: {}, shrinks: {} }}, flow: Flow::{:?}, access: {access}, access_text: {:?}, image: {image}, \
+        counter_terms: &[{}]",
         i.def.regs.clone().unwrap_or_default(),
         fmode.join(", "),
         i.def.fmode.clone().unwrap_or_default(),
@@ -351,6 +364,7 @@ fn fact_fields(i: &Insn) -> String {
         f.exec[3],
         f.flow,
         i.def.access.clone().unwrap_or_default(),
+        counters.join(", "),
     )
 }
 

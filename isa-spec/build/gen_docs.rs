@@ -134,15 +134,15 @@ pub fn kind_value(k: &Kind, name: &str, raw: u32) -> String {
 /// instead for some operand values (`ls` for shared memory), and the `wait` operand that waits on it.
 pub fn counter(m: &Spec, c: &str) -> String {
     let latency = format!("counter:{c}");
-    let instead = format!("{c} instead");
-    let named: Vec<&str> =
-        m.insns.iter().filter(|i| i.def.latency == latency).map(|i| i.def.mnemonic.as_str()).collect();
+    let head = |i: &&crate::model::Insn| i.def.latency.split_whitespace().next() == Some(latency.as_str());
+    let named: Vec<&str> = m.insns.iter().filter(head).map(|i| i.def.mnemonic.as_str()).collect();
     let by_text: Vec<&str> = m
         .insns
         .iter()
-        .filter(|i| i.def.latency != latency && i.def.en.contains(&instead))
+        .filter(|i| !head(i) && i.facts.counter_terms.iter().any(|(t, _)| t == c))
         .map(|i| i.def.mnemonic.as_str())
         .collect();
+
     let mut text = if named.is_empty() {
         format!("Wait counter `{c}`: no instruction's latency names it")
     } else {

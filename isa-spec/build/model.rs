@@ -470,8 +470,18 @@ pub fn access_parts(a: &str) -> Option<(u32, bool)> {
     }
 }
 
+/// `fixed:N`, or `counter:C` optionally followed by terms `C2[operand=value]` (the counter raised instead when
+/// the operand has that value, e.g. `ls[sp=shared]`; the terms are resolved with the other facts).
 fn check_latency(at: &str, lat: &str, counters: &[String]) -> Result<(), String> {
-    match lat.split_once(':') {
+    let mut words = lat.split_whitespace();
+    let head = words.next().unwrap_or_default();
+    for term in words {
+        let c = term.split_once('[').map_or(term, |(c, _)| c);
+        if !head.starts_with("counter:") || !counters.iter().any(|x| x == c) || !term.ends_with(']') {
+            return Err(format!("{at}: latency term `{term}` is not <known counter>[operand=value] after counter:C"));
+        }
+    }
+    match head.split_once(':') {
         Some(("fixed", n)) if n.parse::<u32>().is_ok() => Ok(()),
         Some(("counter", c)) if counters.iter().any(|x| x == c) => Ok(()),
         _ => Err(format!("{at}: latency `{lat}` is neither fixed:N nor counter:<known counter>")),

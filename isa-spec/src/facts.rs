@@ -108,6 +108,15 @@ pub struct FmodeTerm {
     pub when: Option<When>,
 }
 
+/// A wait counter raised instead of the latency's own when an operand has a value (`ls[sp=shared]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterTerm {
+    /// The counter raised.
+    pub counter: crate::Counter,
+    /// The operand value under which it is raised instead.
+    pub when: When,
+}
+
 /// Whether an instruction reads or writes fcsr.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct FcsrUse {
@@ -396,6 +405,15 @@ impl Insn {
     /// How the instruction uses EXEC (from its table row).
     pub fn exec(&self) -> ExecUse {
         self.id().info().exec
+    }
+
+    /// The wait counter this instruction raises with these operand values (`None`: a fixed latency): the
+    /// latency's counter, or a term's when its condition holds (a shared-memory access raises `ls`).
+    pub fn counter(&self) -> Option<crate::Counter> {
+        let info = self.id().info();
+        let crate::Latency::Counter(own) = info.latency else { return None };
+        let vals = self.operand_values();
+        Some(info.counter_terms.iter().find(|t| t.when.holds(vals.as_slice())).map_or(own, |t| t.counter))
     }
 
     /// The instruction's control-flow kind (from its table row).

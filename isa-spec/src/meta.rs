@@ -262,6 +262,9 @@ pub struct InsnInfo {
     pub float_modes: crate::FloatModes,
     /// YAML `fmode`, term by term: the modes and the operand value they depend on.
     pub fmode: &'static [crate::FmodeTerm],
+    /// The counters raised instead of the latency's own for some operand values (YAML `latency: counter:vm
+    /// ls[sp=shared]`; see `Insn::counter`).
+    pub counter_terms: &'static [crate::CounterTerm],
     /// The YAML `fmode` text (`frm[rm=dyn] ftz32`).
     pub fmode_text: &'static str,
     /// May read or write fcsr, for some operand values: its `fcsr` terms, or a float mode (see `Insn::fcsr`).

@@ -332,3 +332,29 @@ fn a_few_image_widths_by_hand() {
     assert_eq!(show(asm("img.load v10, v2, u8, 3d, a16, voff").reads()), "v2 v3 v4 u8 u9 u10 u11 u12 u13 u14 u15");
     assert_eq!(show(asm("img.load v10, v2, u8, 2d_array, a16").reads()), "v2 v3 u8 u9 u10 u11 u12 u13 u14 u15");
 }
+
+/// The wait counter each access raises (`Insn::counter`): the latency's, or `ls` for shared memory, as every
+/// M-format `en` text says ("Raises vm (ls instead if sp = shared)") and the latency term states.
+#[test]
+fn the_counter_follows_the_memory_space() {
+    use lanejit_isa::Counter::{Ls, Sfu, Sm, Vm, Vst};
+    let cases = [
+        ("ld.b32 v1, v2, u4, 0", Some(Vm)),
+        ("ld.b32 v1, v2, u4, 0, sp=shared", Some(Ls)),
+        ("ld.b32 v1, v2, u4, 0, sp=private", Some(Vm)),
+        ("ld.b32 v1, v2, u4, 0, sp=constant", Some(Vm)),
+        ("st.b32 v1, v2, u4, 0", Some(Vst)),
+        ("st.b64 v2, v1, u4, 0, sp=shared", Some(Ls)),
+        ("atom.add.u32 v1, v2, u4, 0", Some(Vm)),
+        ("atom.add.u32 v1, v2, u4, 0, sp=shared", Some(Ls)),
+        ("ld.a64.b32 v1, v2, 0", Some(Vm)),
+        ("st.a64.b32 v1, v2, 0", Some(Vst)),
+        ("u.ld.b32 u1, u2, 0", Some(Sm)),
+        ("f.rcp.f32 v1, v2", Some(Sfu)),
+        ("v.add v1, v2, v3", None),
+        ("wait vm=0", None),
+    ];
+    for (src, want) in cases {
+        assert_eq!(asm(src).counter(), want, "`{src}`");
+    }
+}

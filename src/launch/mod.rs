@@ -9,6 +9,7 @@ use crate::wavemem::WaveMemory;
 use crate::{Device, Engine, Kernel};
 
 mod batch;
+mod checked;
 mod schedule;
 use lanejit_interp::{Lanes, Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
 use lanejit_jit::WindowCache;
@@ -70,6 +71,10 @@ pub struct LaunchConfig {
     /// A handle another thread may cancel the launch with: it stops at its next limit check (every 4,096
     /// instructions a worker retires) with a `Cancelled` trap naming the wave that ran last.
     pub cancel: Option<CancelToken>,
+    /// Checkers to run (`crate::check`; default none). A launch with any runs on the interpreter, one
+    /// workgroup at a time on the calling thread, whatever `engine` says; its findings are in
+    /// `LaunchStats::findings`.
+    pub check: crate::check::Checks,
 }
 
 /// Cancels running launches from another thread: every launch whose `LaunchConfig::cancel` is a clone of this
@@ -105,6 +110,7 @@ impl Default for LaunchConfig {
             engine: Engine::Jit,
             threads: None,
             cancel: None,
+            check: crate::check::Checks::default(),
         }
     }
 }
@@ -125,6 +131,8 @@ pub struct LaunchStats {
     pub waves: u64,
     /// Wall-clock time of the launch.
     pub elapsed: Duration,
+    /// What the checkers of `LaunchConfig::check` found (empty without checks), each distinct problem once.
+    pub findings: Vec<crate::check::Finding>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -231,6 +239,9 @@ pub fn check_grid(grid: [u32; 3]) -> Result<u64, String> {
 
 /// Runs `kernel` over `cfg.grid` on `device` and waits for it (`Device::launch`).
 pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
+    if !cfg.check.is_empty() {
+        return checked::launch_checked(device, kernel, cfg);
+    }
     if cfg.engine == Engine::Jit {
         kernel.jit_ready().map_err(LaunchError::Compile)?;
     }
@@ -291,7 +302,8 @@ fn run_workgroups(cx: &LaunchCtx, range: std::ops::Range<u64>) {
     }
 }
 
-/// Runs a launch on one thread, printing every retired instruction through `tracer`.
+/// Runs a launch on one thread, printing every retired instruction through `tracer` (without the checkers:
+/// `cfg.check` is not looked at).
 pub fn launch_traced(
     device: &Device,
     kernel: &Kernel,
@@ -367,6 +379,7 @@ fn finish(cx: LaunchCtx, count: u64) -> Result<LaunchStats, LaunchError> {
         workgroups: count,
         waves: count * cx.env.wave_count as u64,
         elapsed: cx.start.elapsed(),
+        findings: Vec::new(),
     };
     match cx.first_trap.into_inner().unwrap() {
         Some((_, trap)) => Err(LaunchError::Trap { trap: Box::new(trap), stats }),

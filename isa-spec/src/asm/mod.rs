@@ -24,7 +24,7 @@ mod operand;
 
 pub(crate) use lex::is_ident;
 pub use lex::quote_name;
-pub use module::assemble_module;
+pub use module::{assemble_module, assemble_module_with_lines};
 pub(crate) use operand::{bare_candidates, is_keyword, modifier_bit, modifier_operand};
 
 use crate::meta::InsnInfo;
@@ -212,10 +212,18 @@ struct Asm<'f> {
     meta: KernelMeta,
     seen: HashMap<&'static str, usize>,
     pending: Vec<Pending>,
+    /// Per code word: the source line of the instruction starting there (0: none, e.g. `.word` data).
+    lines: Vec<u32>,
 }
 
 /// Assembles one source file. `file_name` only labels the error messages.
 pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
+    assemble_with_lines(file_name, src).map(|(p, _)| p)
+}
+
+/// `assemble`, also giving the source line (from 1) of the instruction starting at each code word (0 where no
+/// instruction starts): the pc → line map that reports about a pc quote (`lanejit::check` findings).
+pub fn assemble_with_lines(file_name: &str, src: &str) -> Result<(Program, Vec<u32>), AsmErrors> {
     let mut a = Asm {
         file: file_name,
         errors: Vec::new(),
@@ -225,6 +233,7 @@ pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
         meta: KernelMeta::default(),
         seen: HashMap::new(),
         pending: Vec::new(),
+        lines: Vec::new(),
     };
     // Editors on some systems start a file with a byte order mark; it is not part of the first statement.
     let src = src.strip_prefix(BYTE_ORDER_MARK).unwrap_or(src);
@@ -236,7 +245,9 @@ pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
     }
     a.resolve(&lines);
     if a.errors.is_empty() {
-        Ok(Program { words: a.words, labels: a.labels, meta: a.meta })
+        let mut lines = std::mem::take(&mut a.lines);
+        lines.resize(a.words.len(), 0);
+        Ok((Program { words: a.words, labels: a.labels, meta: a.meta }, lines))
     } else {
         a.errors.sort_by_key(|e| (e.line, e.col));
         Err(AsmErrors(a.errors))
@@ -414,6 +425,10 @@ impl Asm<'_> {
         let pending = std::mem::take(&mut self.pending);
         for mut p in pending {
             let raw = lines[p.line - 1];
+            if self.lines.len() <= p.at {
+                self.lines.resize(p.at + 1, 0);
+            }
+            self.lines[p.at] = p.line as u32;
             let pc = (p.at * 4) as i64;
             let mut ok = true;
             for r in &p.refs {

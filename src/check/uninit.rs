@@ -1,0 +1,221 @@
+//! The uninitialised-read checker: shadow state saying which register lanes and which shared and private bytes
+//! hold a value the kernel (or the ABI) put there. The ABI zeroes everything else at wave start, so this ISA
+//! reads 0 there; a kernel relying on it is still a bug (hardware and other emulators give garbage). An
+//! undefined value is reported where it matters: a memory address, a branch condition or indirect target, a new
+//! EXEC, or a store's data (a kernel output when the store is global).
+//!
+//! Propagation is per lane and conservative: a result lane is defined when every vector source is defined in that
+//! lane (in every lane, for cross-lane instructions) and every uniform source is defined; a load from shared or
+//! private memory is defined where all its bytes are; global and constant memory are always defined (the host
+//! filled them).
+
+use super::{Finding, Findings, LaneAccess, Site, UninitRead, UninitSink};
+use lanejit_isa::{flag, Flow, Insn, RegFile, RegUse, Sp, LANES, UREGS, VREGS};
+
+const ALL_LANES: u32 = u32::MAX;
+
+/// Which register lanes of one wave are defined.
+#[derive(Clone, Debug)]
+pub(crate) struct WaveDefined {
+    /// Per vector register: its defined lanes.
+    v: [u32; VREGS],
+    /// Bit r: uniform register r is defined.
+    u: u64,
+}
+
+impl Default for WaveDefined {
+    fn default() -> Self {
+        WaveDefined { v: [0; VREGS], u: 0 }
+    }
+}
+
+/// Registers the ABI sets at wave start: the thread ids v0..v2, the argument address u0:u1, the workgroup id
+/// u2..u4.
+const ABI_VREGS: usize = 3;
+const ABI_UREGS: usize = 5;
+
+const _: () = assert!(UREGS <= 64);
+
+/// How an instruction uses a register operand, for the sinks.
+fn sink_of(insn: &Insn, u: &RegUse) -> Option<UninitSink> {
+    let info = insn.id().info();
+    let data = info.access.map(|a| a.data).or(info.image.map(|a| a.data));
+    if data.is_some() && Some(u.operand) != data {
+        return Some(UninitSink::Address);
+    }
+    if data == Some(u.operand) && info.flags.has(flag::ST) {
+        return Some(if insn.mem_space() == Some(Sp::Global) {
+            UninitSink::KernelOutput
+        } else {
+            UninitSink::StoreData
+        });
+    }
+    if info.flow.changes_pc() && info.flow != Flow::End {
+        return Some(UninitSink::Branch);
+    }
+    if info.exec.writes {
+        return Some(UninitSink::Exec);
+    }
+    None
+}
+
+impl WaveDefined {
+    /// A new wave: only what the ABI sets is defined.
+    pub(crate) fn start(&mut self) {
+        self.v = [0; VREGS];
+        self.v[..ABI_VREGS].fill(ALL_LANES);
+        self.u = (1 << ABI_UREGS) - 1;
+    }
+
+    fn vector(&self, r: u8) -> u32 {
+        self.v.get(r as usize).copied().unwrap_or(ALL_LANES)
+    }
+
+    fn uniform(&self, r: u8) -> bool {
+        (r as usize) >= UREGS || self.u >> r & 1 != 0
+    }
+
+    /// Before `insn` runs with `exec`: reports undefined lanes of the registers it sends to a sink.
+    pub(crate) fn before(&self, pc: u32, insn: &Insn, exec: u32, site: &Site, out: &mut Findings) {
+        let lanes = acting_lanes(insn, exec);
+        for u in insn.reg_uses().as_slice().iter().filter(|u| u.read > 0) {
+            let Some(sink) = sink_of(insn, u) else { continue };
+            for r in u.first..u.first.saturating_add(u.read) {
+                let undefined = match u.file {
+                    RegFile::V => lanes & !self.vector(r),
+                    RegFile::U if !self.uniform(r) => lanes,
+                    RegFile::U => 0,
+                };
+                if undefined == 0 {
+                    continue;
+                }
+                let file = if u.file == RegFile::V { "v" } else { "u" };
+                let reg = (u.file == RegFile::U) as u32 * 1000 + r as u32;
+                out.add((3, pc, reg, sink as u32), || {
+                    Finding::Uninit(UninitRead {
+                        sink,
+                        register: format!("{file}{r}"),
+                        pc,
+                        line: (site.lines)(pc),
+                        lanes: undefined,
+                        workgroup: site.workgroup,
+                        wave: site.wave,
+                        occurrences: 1,
+                    })
+                });
+            }
+        }
+    }
+
+    /// After `insn` ran with `exec` (its shared and private accesses in `log`): the definedness of what it wrote,
+    /// registers and memory.
+    pub(crate) fn after(&mut self, insn: &Insn, exec: u32, log: &[LaneAccess], memory: &mut MemoryDefined) {
+        let info = insn.id().info();
+        let uses = insn.reg_uses();
+        let data = info.access.map(|a| a.data).or(info.image.map(|a| a.data));
+        // Lanes whose sources are all defined (addresses are not a result's source: reported, not propagated).
+        let (mut lanes_ok, mut uniform_ok) = (ALL_LANES, true);
+        for u in uses.as_slice().iter().filter(|u| u.read > 0 && (data.is_none() || Some(u.operand) == data)) {
+            for r in u.first..u.first.saturating_add(u.read) {
+                match u.file {
+                    RegFile::V => lanes_ok &= self.vector(r),
+                    RegFile::U => uniform_ok &= self.uniform(r),
+                }
+            }
+        }
+        let acting = acting_lanes(insn, exec);
+        if info.flags.has(flag::XL) && acting & !lanes_ok != 0 {
+            lanes_ok = 0;
+        }
+        if !uniform_ok {
+            lanes_ok = 0;
+        }
+        // A load's result is what memory held (an atomic's, the old value), read before the store part.
+        let loads = info.flags.has(flag::LD);
+        let result_lanes = if loads { memory.loaded(log, insn.mem_space()) } else { lanes_ok };
+        if info.flags.has(flag::ST) {
+            memory.store(log, lanes_ok & if loads { result_lanes } else { ALL_LANES });
+        }
+        let written = if insn.exec().masked { exec } else { ALL_LANES };
+        for u in uses.as_slice().iter().filter(|u| u.written > 0) {
+            for r in u.first..u.first.saturating_add(u.written) {
+                match u.file {
+                    RegFile::V if (r as usize) < VREGS => {
+                        let v = &mut self.v[r as usize];
+                        *v = (*v & !written) | (result_lanes & written);
+                    }
+                    // A uniform result of vector sources (compares, reductions) needs them in every acting lane.
+                    RegFile::U if (r as usize) < UREGS => {
+                        let ok = uniform_ok && acting & !result_lanes == 0;
+                        self.u = (self.u & !(1 << r)) | ((ok as u64) << r);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// The lanes whose values an instruction uses: EXEC when it is lane-masked or reads EXEC (compares, reductions
+/// and scans act on the active lanes), else all. A shuffle may still read an inactive lane's value: not
+/// reported (a miss, never a false report).
+fn acting_lanes(insn: &Insn, exec: u32) -> u32 {
+    if insn.exec().depends() {
+        exec
+    } else {
+        ALL_LANES
+    }
+}
+
+/// Which shared bytes of the workgroup, and private bytes of each wave's lanes, hold a written value.
+#[derive(Debug, Default)]
+pub(crate) struct MemoryDefined {
+    shared: Vec<bool>,
+    /// Every wave's private bytes: per wave `LANES` areas of `private_bytes`.
+    private: Vec<bool>,
+    private_bytes: usize,
+    /// The wave whose accesses come next.
+    pub(crate) wave: usize,
+}
+
+impl MemoryDefined {
+    /// A new workgroup of `waves` waves: nothing written.
+    pub(crate) fn start(&mut self, shared_bytes: usize, private_bytes: usize, waves: usize) {
+        self.shared.clear();
+        self.shared.resize(shared_bytes, false);
+        self.private.clear();
+        self.private.resize(private_bytes * LANES * waves, false);
+        self.private_bytes = private_bytes;
+    }
+
+    fn bytes(&mut self, a: &LaneAccess) -> &mut [bool] {
+        let (area, base) = match a.sp {
+            Sp::Shared => (&mut self.shared, 0),
+            _ => (&mut self.private, (self.wave * LANES + a.lane as usize) * self.private_bytes),
+        };
+        let lo = (base + a.offset as usize).min(area.len());
+        let hi = (lo + a.size as usize).min(area.len());
+        &mut area[lo..hi]
+    }
+
+    fn store(&mut self, log: &[LaneAccess], defined_lanes: u32) {
+        for a in log.iter().filter(|a| a.write) {
+            let defined = defined_lanes >> a.lane & 1 != 0;
+            self.bytes(a).fill(defined);
+        }
+    }
+
+    /// The lanes whose load read only defined bytes (all lanes for global and constant memory).
+    fn loaded(&mut self, log: &[LaneAccess], space: Option<Sp>) -> u32 {
+        if !matches!(space, Some(Sp::Shared | Sp::Private)) {
+            return ALL_LANES;
+        }
+        let mut lanes = ALL_LANES;
+        for a in log {
+            if !self.bytes(a).iter().all(|&d| d) {
+                lanes &= !(1 << a.lane);
+            }
+        }
+        lanes
+    }
+}

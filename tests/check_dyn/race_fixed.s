@@ -1,0 +1,23 @@
+; The fixed twin of race.s: a barrier orders wave 0's write before wave 1's read.
+.kernel race_fixed
+.workgroup 64
+.shared 128
+.args 8
+    u.ld.b64 u6, u0, 0
+    u.li u20, 0                 ; shared base
+    csr.r u19, wave_id
+    v.laneid v6
+    v.shl.i v5, v6, 2
+    b.nz u19, read
+    st.b32 v6, v5, u20, 0, sp=shared
+    wait ls=0
+read:
+    barrier
+    b.z u19, done
+    ld.b32 v7, v5, u20, 0, sp=shared
+    wait ls=0
+    wait sm=0
+    st.b32 v7, v5, u6, 0
+    wait vst=0
+done:
+    end

@@ -1,0 +1,16 @@
+; The fixed twin of uninit_shared.s: the shared words are written first.
+.kernel uninit_shared_fixed
+.workgroup 32
+.shared 128
+.args 8
+    u.ld.b64 u6, u0, 0
+    u.li u20, 0
+    v.shl.i v5, v0, 2
+    st.b32 v0, v5, u20, 0, sp=shared
+    wait ls=0
+    ld.b32 v6, v5, u20, 0, sp=shared
+    wait ls=0
+    wait sm=0
+    st.b32 v6, v5, u6, 0
+    wait vst=0
+    end

@@ -1,0 +1,13 @@
+; The fixed twin of wait_vm.s: the wait comes before the read.
+.kernel wait_vm_fixed
+.workgroup 32
+.args 8
+    u.ld.b64 u6, u0, 0          ; the buffer
+    wait sm=0
+    v.shl.i v5, v0, 2
+    ld.b32 v6, v5, u6, 0
+    wait vm=0
+    v.add.i v7, v6, 1
+    st.b32 v7, v5, u6, 0
+    wait vst=0
+    end
