@@ -11,6 +11,10 @@ use lanejit::DEVICE_BASE;
 use lanejit_isa::{by_mnemonic, flag, InsnId, InsnInfo, KindClass, OperandInfo, INSNS, LANES};
 use std::sync::OnceLock;
 
+#[path = "gen_image.rs"]
+mod image;
+pub use image::{U_IMG, V_IMG};
+
 /// Read-write global buffer at the device base.
 pub const MEM_A: u64 = DEVICE_BASE;
 /// Bytes of buffer A.
@@ -46,7 +50,8 @@ pub struct Tables {
     pub masks: Vec<InsnId>,
     /// Vector and uniform memory accesses (formats other than images).
     pub mem: Vec<InsnId>,
-    /// Image ops (no image model: they trap), drawn rarely.
+    /// Image ops, also drawn rarely as plain instructions with random operands (`gen_image.rs` makes the
+    /// well-formed ones).
     pub image: Vec<InsnId>,
     /// Control instructions that stop the wave without branching (trap, brk, barrier in a lone wave).
     pub terminal: Vec<InsnId>,
@@ -166,6 +171,8 @@ struct Gen {
     /// The program has private memory (a multi-wave program without barriers has none, so that its waves run
     /// back to back as a launch runs them: `fuzz::group::BackToBack`).
     private: bool,
+    /// The image accesses' own stream (`gen_image.rs`): drawing them leaves `r` as it was.
+    img: Rng,
 }
 
 impl Gen {
@@ -448,6 +455,9 @@ impl Gen {
                     let mut access = Vec::new();
                     let sweep = deeper && self.r.chance(25);
                     self.mem(&mut access, sweep);
+                    if self.img.chance(if sweep { Self::SWEEP_IMAGE_PCT } else { Self::IMAGE_PCT }) {
+                        self.image(&mut access, sweep);
+                    }
                     if self.r.chance(30) {
                         // Wait for the access's counter (or some of them): the results are then "waited for".
                         let w = self.random_op(tables().wait);
@@ -525,6 +535,9 @@ impl Gen {
         let quarters = if self.r.chance(50) { 64 } else { 256 };
         let slide = 4 * self.r.below(quarters) as u32;
         s.u.insert(U_SLIDE.to_string(), slide);
+        for (k, word) in self.image_descriptor().into_iter().enumerate() {
+            s.u.insert((U_IMG as usize + k).to_string(), word);
+        }
         for (i, &b) in BASES.iter().enumerate() {
             s.u.insert(U_BASES[i].to_string(), b as u32);
             s.u.insert((U_BASES[i] + 1).to_string(), (b >> 32) as u32);
@@ -598,6 +611,8 @@ impl Default for GenConfig {
 const GROUP_STREAM: u64 = 0x6772_6f75_7073_0000;
 /// Seed of `Gen::side` (xor the program's seed).
 const OFFSET_STREAM: u64 = 0x6f66_6673_6574_0000;
+/// Seeds the image accesses' stream (`Gen::img`).
+const IMAGE_STREAM: u64 = 0x696d_6167_6573_0000;
 
 /// The program of one seed and its initial states (deterministic for a seed and a config).
 pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson>) {
@@ -614,7 +629,8 @@ pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson
     let max = cfg.max_len.max(1) as i64;
     let len = r.range(max.min(4), max) as usize;
     let side = Rng::new(seed ^ OFFSET_STREAM);
-    let mut g = Gen { r, side, pv, pu, nfuncs, fault_pct, group: waves > 1, private: !back_to_back };
+    let img = Rng::new(seed ^ IMAGE_STREAM);
+    let mut g = Gen { r, side, pv, pu, nfuncs, fault_pct, group: waves > 1, private: !back_to_back, img };
     let flen = (max / 4).max(2);
     let funcs = (0..nfuncs)
         .map(|_| {
