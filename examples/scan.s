@@ -60,6 +60,7 @@ chunk:
     readlane.u u34, v12, u19    ; total of the waves before this one
     xred.add.u32 u35, v9        ; the chunk's total
     u.add u34, u34, u23
+    wait vst=0                  ; the previous chunk's store has read v13
     v.add.vu v13, v6, u34
     exec.and.save u32, u28
     st.b32 v13, v5, u8, 0
@@ -121,6 +122,7 @@ chunk2:
     cmp.lt.u32.vu u28, v3, u14
     exec.and.save u32, u28
     v.shl.i v5, v3, 2
+    wait vst=0                  ; the previous chunk's store has read v4
     ld.b32 v4, v5, u8, 0
     wait vm=0
     v.add.vu v4, v4, u23

@@ -60,6 +60,8 @@ pub struct Facts {
     /// its old value (YAML `exec: shrinks`).
     pub exec: [bool; 4],
     pub access: Option<Access>,
+    /// (index into the counter list of `operand_kinds.yaml`, condition): YAML `counter_when`.
+    pub counter_when: Vec<(usize, When)>,
 }
 
 pub fn is_reg(k: &Kind) -> bool {
@@ -437,6 +439,35 @@ fn terms(text: Option<&str>) -> Vec<(&str, Option<&str>)> {
     text.map(|t| split_top(t).into_iter().map(split_cond).collect()).unwrap_or_default()
 }
 
+/// `counter_when` (`ls[sp=shared]`): counters raised instead of the latency's for an operand value. Each term
+/// needs a condition and a latency `counter:C`; the `en` text must say "Raises C (X instead if ...)" exactly
+/// when the entry has terms, so the fact and the prose cannot disagree.
+pub fn parse_counter_when(
+    at: &str,
+    def: &InsnDef,
+    ops: &[Operand],
+    kinds: &[Kind],
+    counters: &[String],
+) -> Result<Vec<(usize, When)>, String> {
+    let mut out = Vec::new();
+    for (word, cond) in terms(def.counter_when.as_deref()) {
+        let c = counters
+            .iter()
+            .position(|x| x == word)
+            .ok_or(format!("{at}: counter_when: unknown counter `{word}`; known: {}", counters.join(" ")))?;
+        let cond = cond.ok_or(format!("{at}: counter_when `{word}` needs a condition `{word}[operand=value]`"))?;
+        out.push((c, parse_when(at, cond, ops, kinds)?));
+    }
+    if !out.is_empty() && !def.latency.starts_with("counter:") {
+        return Err(format!("{at}: counter_when on an instruction whose latency raises no counter"));
+    }
+    let says_instead = out.iter().all(|(c, _)| def.en.contains(&format!("{} instead if", counters[*c])));
+    if out.is_empty() == def.en.contains(" instead if ") || !says_instead {
+        return Err(format!("{at}: `counter_when` and the en text (\"Raises C (X instead if ...)\") disagree"));
+    }
+    Ok(out)
+}
+
 /// All facts of one entry, checked against its flags. `group_flow` is the group's default `flow`.
 pub fn resolve_facts(
     at: &str,
@@ -490,7 +521,8 @@ pub fn resolve_facts(
         }
         (false, None) => false,
     };
-    let facts = Facts { regs, fmode, fcsr, flow, exec: [masked, has("re"), has("we"), shrinks], access };
+    let exec = [masked, has("re"), has("we"), shrinks];
+    let facts = Facts { regs, fmode, fcsr, flow, exec, access, counter_when: Vec::new() };
     check_against_flags(at, def, &facts, ops, kinds, &has)?;
     Ok(facts)
 }

@@ -336,10 +336,21 @@ fn fact_fields(i: &Insn) -> String {
         .collect();
     let (fr, fw) = (f.fcsr.iter().any(|t| t.0) || any_mode != 0, f.fcsr.iter().any(|t| t.1));
     let (access, image) = access_exprs(f);
+    let counter_when: Vec<String> = f
+        .counter_when
+        .iter()
+        .map(|(c, w)| {
+            format!(
+                "CounterTerm {{ counter: Counter::ALL[{c}], when: When {{ operand: {}, value: {} }} }}",
+                w.operand, w.value
+            )
+        })
+        .collect();
     format!(
-        "regs_text: {:?}, float_modes: FloatModes({any_mode}), fmode: &[{}], fmode_text: {:?}, \
+        "counter_when: &[{}], regs_text: {:?}, float_modes: FloatModes({any_mode}), fmode: &[{}], fmode_text: {:?}, \
         fcsr: FcsrUse {{ reads: {fr}, writes: {fw} }}, fcsr_terms: &[{}], fcsr_text: {:?}, \
         exec: ExecUse {{ masked: {}, reads: {}, writes: {}, shrinks: {} }}, flow: Flow::{:?}, access: {access}, access_text: {:?}, image: {image}",
+        counter_when.join(", "),
         i.def.regs.clone().unwrap_or_default(),
         fmode.join(", "),
         i.def.fmode.clone().unwrap_or_default(),

@@ -130,17 +130,17 @@ pub fn kind_value(k: &Kind, name: &str, raw: u32) -> String {
     text + "."
 }
 
-/// The doc of a wait counter: the instructions whose latency names it, those whose text says they raise it
+/// The doc of a wait counter: the instructions whose latency names it, those whose `counter_when` raises it
 /// instead for some operand values (`ls` for shared memory), and the `wait` operand that waits on it.
 pub fn counter(m: &Spec, c: &str) -> String {
     let latency = format!("counter:{c}");
-    let instead = format!("{c} instead");
+    let ci = m.counters.iter().position(|x| x == c);
     let named: Vec<&str> =
         m.insns.iter().filter(|i| i.def.latency == latency).map(|i| i.def.mnemonic.as_str()).collect();
     let by_text: Vec<&str> = m
         .insns
         .iter()
-        .filter(|i| i.def.latency != latency && i.def.en.contains(&instead))
+        .filter(|i| i.facts.counter_when.iter().any(|(k, _)| Some(*k) == ci))
         .map(|i| i.def.mnemonic.as_str())
         .collect();
     let mut text = if named.is_empty() {
@@ -154,7 +154,7 @@ pub fn counter(m: &Spec, c: &str) -> String {
     };
     if !by_text.is_empty() {
         text += &format!(
-            "; {} instructions raise it instead of their own counter for some operand values, as their text says{}",
+            "; {} instructions raise it instead of their own counter for some operand values (`counter_when`){}",
             by_text.len(),
             examples(&by_text)
         );

@@ -109,6 +109,10 @@ pub struct InsnDef {
     #[serde(rename = "fn")]
     pub fn_: String,
     pub latency: String,
+    /// The counter raised instead of the latency's for an operand value: `ls[sp=shared]` (the `en` text says
+    /// "Raises vm (ls instead if sp = shared)"; the build checks that the two agree).
+    #[serde(default)]
+    pub counter_when: Option<String>,
     pub flags: String,
     #[serde(default)]
     pub sem: Option<String>,
@@ -441,7 +445,8 @@ pub fn resolve_insn(id: usize, file: &str, g: &GroupFile, def: &InsnDef, t: &Tab
             return Err(format!("{at}: unknown flag `{fl}`"));
         }
     }
-    let facts = crate::facts::resolve_facts(&at, def, g.flow.as_deref(), &operands, kinds, float_modes)?;
+    let mut facts = crate::facts::resolve_facts(&at, def, g.flow.as_deref(), &operands, kinds, float_modes)?;
+    facts.counter_when = crate::facts::parse_counter_when(&at, def, &operands, kinds, counters)?;
     Ok(Insn {
         id,
         group: g.group,

@@ -3,7 +3,7 @@
 //! Everything here is driven by the generated tables; nothing knows an instruction or an operand by name.
 
 use crate::expr::{eval, WOp};
-use crate::{Insn, KindClass, Sp, UReg, VReg, FLOAT_MODES, UREGS, VREGS};
+use crate::{Insn, KindClass, Latency, Sp, UReg, VReg, FLOAT_MODES, UREGS, VREGS};
 
 pub use crate::vocab::{AtomicOp, Dir, Flow};
 
@@ -106,6 +106,15 @@ pub struct FmodeTerm {
     pub modes: FloatModes,
     /// The operand value under which they matter (`[rm=dyn]`); `None`: always.
     pub when: Option<When>,
+}
+
+/// One `counter_when` term: this counter is raised instead of the latency's when an operand has a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterTerm {
+    /// The counter raised.
+    pub counter: crate::Counter,
+    /// The operand value under which it is (`[sp=shared]`).
+    pub when: When,
 }
 
 /// Whether an instruction reads or writes fcsr.
@@ -401,6 +410,16 @@ impl Insn {
     /// The instruction's control-flow kind (from its table row).
     pub fn flow(&self) -> Flow {
         self.id().info().flow
+    }
+
+    /// The wait counter this instruction raises with these operand values (`None`: its result is ready after a
+    /// fixed latency): the first `counter_when` term that holds (`ls` for a shared-memory access), else the
+    /// latency's counter.
+    pub fn counter(&self) -> Option<crate::Counter> {
+        let info = self.id().info();
+        let Latency::Counter(own) = info.latency else { return None };
+        let vals = self.operand_values();
+        Some(info.counter_when.iter().find(|t| t.when.holds(vals.as_slice())).map_or(own, |t| t.counter))
     }
 
     /// The memory space of a load, store, atomic or image access.

@@ -16,7 +16,10 @@ pub mod meta;
 pub mod operands;
 mod vocab;
 
-pub use asm::{assemble, assemble_module, AsmError, AsmErrors, KernelMeta, Program};
+pub use asm::{
+    assemble, assemble_module, assemble_module_with_lines, assemble_with_lines, AsmError, AsmErrors, KernelMeta,
+    LineMap, Program,
+};
 pub use codec::{decode_at, decode_raw, encode, encode_values, length_words, DecodeError, Encoded, Illegal};
 pub use container::ContainerError;
 pub use disasm::{disassemble, format_insn};

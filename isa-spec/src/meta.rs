@@ -244,6 +244,9 @@ pub struct InsnInfo {
     pub latency: Latency,
     /// The YAML `latency` text (`fixed:4`, `counter:vm`).
     pub latency_text: &'static str,
+    /// Counters raised instead of the latency's for an operand value (YAML `counter_when`: `ls[sp=shared]`);
+    /// see `Insn::counter`.
+    pub counter_when: &'static [crate::CounterTerm],
     /// Its flags.
     pub flags: Flags,
     /// The YAML `flags` text (`ld st`).

@@ -24,7 +24,7 @@ mod operand;
 
 pub(crate) use lex::is_ident;
 pub use lex::quote_name;
-pub use module::assemble_module;
+pub use module::{assemble_module, assemble_module_with_lines};
 pub(crate) use operand::{bare_candidates, is_keyword, modifier_bit, modifier_operand};
 
 use crate::meta::InsnInfo;
@@ -214,8 +214,17 @@ struct Asm<'f> {
     pending: Vec<Pending>,
 }
 
+/// The source line (counted from 1) of every instruction, by its byte address in the code: what a report on
+/// an instruction (a checker's finding) cites. `.word` data has no entry.
+pub type LineMap = BTreeMap<u32, usize>;
+
 /// Assembles one source file. `file_name` only labels the error messages.
 pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
+    assemble_with_lines(file_name, src).map(|(p, _)| p)
+}
+
+/// As [`assemble`], with the source line of every instruction.
+pub fn assemble_with_lines(file_name: &str, src: &str) -> Result<(Program, LineMap), AsmErrors> {
     let mut a = Asm {
         file: file_name,
         errors: Vec::new(),
@@ -234,9 +243,10 @@ pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
             a.push(n + 1, raw, e);
         }
     }
+    let line_map = a.pending.iter().map(|p| ((p.at * 4) as u32, p.line)).collect();
     a.resolve(&lines);
     if a.errors.is_empty() {
-        Ok(Program { words: a.words, labels: a.labels, meta: a.meta })
+        Ok((Program { words: a.words, labels: a.labels, meta: a.meta }, line_map))
     } else {
         a.errors.sort_by_key(|e| (e.line, e.col));
         Err(AsmErrors(a.errors))

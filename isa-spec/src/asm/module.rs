@@ -2,7 +2,7 @@
 //! kernel is assembled on its own (its labels and directives are its own), with line numbers kept, so an error
 //! names the line it has in the file.
 
-use super::{assemble, lex, AsmError, AsmErrors, Program};
+use super::{assemble_with_lines, lex, AsmError, AsmErrors, LineMap, Program};
 
 /// The line index where each kernel starts: 0, then every later line whose first token is `.kernel` (outside
 /// comments), when there are several.
@@ -23,6 +23,11 @@ fn kernel_starts(src: &str) -> Vec<usize> {
 /// Every kernel of `src`, in file order; a file without `.kernel`, or with one, is one kernel, as `assemble`
 /// makes it. Two kernels of the same name are an error at the second.
 pub fn assemble_module(file_name: &str, src: &str) -> Result<Vec<Program>, AsmErrors> {
+    assemble_module_with_lines(file_name, src).map(|ps| ps.into_iter().map(|(p, _)| p).collect())
+}
+
+/// As [`assemble_module`], each kernel with the source line (in the whole file) of every instruction.
+pub fn assemble_module_with_lines(file_name: &str, src: &str) -> Result<Vec<(Program, LineMap)>, AsmErrors> {
     let lines: Vec<&str> = src.split('\n').collect();
     let starts = kernel_starts(src);
     let mut programs = Vec::new();
@@ -31,9 +36,9 @@ pub fn assemble_module(file_name: &str, src: &str) -> Result<Vec<Program>, AsmEr
         let end = starts.get(k + 1).copied().unwrap_or(lines.len());
         // Blank lines in front keep every line number as it is in the file.
         let text = "\n".repeat(start) + &lines[start..end].join("\n");
-        match assemble(file_name, &text) {
-            Ok(p) => {
-                if programs.iter().any(|q: &Program| q.meta.name == p.meta.name) {
+        match assemble_with_lines(file_name, &text) {
+            Ok((p, lines)) => {
+                if programs.iter().any(|(q, _): &(Program, LineMap)| q.meta.name == p.meta.name) {
                     errors.push(AsmError {
                         file: file_name.to_string(),
                         line: start + 1,
@@ -43,7 +48,7 @@ pub fn assemble_module(file_name: &str, src: &str) -> Result<Vec<Program>, AsmEr
                         hint: Some("give each `.kernel` its own name".into()),
                     });
                 }
-                programs.push(p);
+                programs.push((p, lines));
             }
             Err(e) => errors.extend(e.0),
         }
