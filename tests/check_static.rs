@@ -1,0 +1,138 @@
+//! The static wait-hazard check (`lanejit::static_check`) on the planted kernels of `tests/check/`: each
+//! `NAME.s` gives exactly the hazards its `; expect:` lines state, each `NAME_fixed.s` none and no note.
+
+use lanejit::static_check::{check, reg_name, render_json, Finding};
+use std::path::Path;
+
+/// `(kind, register, counter, line)` of every hazard a kernel states in `; expect: KIND REG COUNTER LINE`.
+fn expected(src: &str) -> Vec<(String, String, String, usize)> {
+    let rows = src.lines().filter_map(|l| l.trim().strip_prefix("; expect:"));
+    rows.map(|r| {
+        let w: Vec<&str> = r.split_whitespace().collect();
+        assert_eq!(w.len(), 4, "`; expect:` takes KIND REG COUNTER LINE, got `{r}`");
+        (w[0].to_string(), w[1].to_string(), w[2].to_string(), w[3].parse().expect("a line number"))
+    })
+    .collect()
+}
+
+fn found(findings: &[Finding]) -> Vec<(String, String, String, usize)> {
+    let hazards = findings.iter().filter(|f| f.kind.is_hazard());
+    hazards
+        .map(|f| {
+            let reg = reg_name(f.reg.expect("a hazard names its register"));
+            (f.kind.name().to_string(), reg, f.counter.name().to_string(), f.at.line.expect("assembled from text"))
+        })
+        .collect()
+}
+
+fn planted() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/check");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/check exists")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "s"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(p).unwrap()))
+        .collect()
+}
+
+#[test]
+fn planted_kernels_give_exactly_their_hazards_and_fixed_twins_nothing() {
+    let kernels = planted();
+    let (hazardous, fixed) = (kernels.iter().filter(|(n, _)| !n.ends_with("_fixed.s")).count(), kernels.len());
+    assert!(hazardous >= 9 && fixed - hazardous == hazardous, "every planted kernel has its fixed twin");
+    for (name, src) in &kernels {
+        let (program, lines) = lanejit_isa::assemble_with_lines(name, src).expect("planted kernels assemble");
+        let findings = check(&program, Some(&lines));
+        let mut want = expected(src);
+        let mut got = found(&findings);
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{name}: hazards found (left) and planted (right)");
+        if name.ends_with("_fixed.s") {
+            assert!(want.is_empty(), "{name}: a fixed twin plants nothing");
+            assert!(findings.is_empty(), "{name}: a fixed twin gives no report at all: {findings:?}");
+        } else {
+            assert!(!want.is_empty(), "{name}: plants at least one hazard");
+            let twin = name.replace(".s", "_fixed.s");
+            assert!(kernels.iter().any(|(n, _)| *n == twin), "{name} has no twin {twin}");
+        }
+    }
+}
+
+#[test]
+fn every_counter_kind_is_planted() {
+    let mut counters: Vec<String> = planted().iter().flat_map(|(_, s)| expected(s)).map(|e| e.2).collect();
+    counters.sort();
+    counters.dedup();
+    let all: Vec<&str> = lanejit_isa::Counter::ALL.iter().map(|c| c.name()).collect();
+    let mut all: Vec<String> = all.into_iter().map(String::from).collect();
+    all.sort();
+    assert_eq!(counters, all);
+}
+
+#[test]
+fn producers_of_both_paths_are_named_at_a_join() {
+    let src = ".kernel two\n u.ld.b64 u4, u0, 0\n wait sm=0\n b.z u2, other\n ld.b32 v5, v0, u4, 0\n j join\nother:\n ld.b32 v5, v0, u4, 4\njoin:\n v.add v6, v5, v5\n end\n";
+    let (p, lines) = lanejit_isa::assemble_with_lines("two.s", src).unwrap();
+    let f = check(&p, Some(&lines));
+    assert_eq!(f.len(), 1, "{f:?}");
+    let producers: Vec<Option<usize>> = f[0].producers.iter().map(|s| s.line).collect();
+    assert_eq!(producers, [Some(5), Some(8)]);
+    assert_eq!(f[0].at.line, Some(10));
+}
+
+#[test]
+fn a_wait_that_covers_all_but_the_newest_n_is_honoured() {
+    // Three loads, `wait vm=1`: the first two are complete, the third may not be.
+    let src = ".kernel n\n u.ld.b64 u4, u0, 0\n wait sm=0\n ld.b32 v5, v0, u4, 0\n ld.b32 v6, v0, u4, 4\n ld.b32 v7, v0, u4, 8\n wait vm=1\n v.add v8, v5, v6\n v.add v9, v7, v7\n end\n";
+    let (p, lines) = lanejit_isa::assemble_with_lines("n.s", src).unwrap();
+    let f = check(&p, Some(&lines));
+    let hazards: Vec<_> = f.iter().filter(|f| f.kind.is_hazard()).map(|f| (f.at.line, f.reg.map(reg_name))).collect();
+    assert_eq!(hazards, [(Some(9), Some("v7".to_string()))]);
+}
+
+#[test]
+fn a_wait_stronger_than_needed_is_a_note_with_its_weakest_safe_value() {
+    // Two loads, and only the older one's result is read: `wait vm=1` suffices. The `wait vm=0` before `end`
+    // covers nothing that is read again: it could be dropped (vm=63). Each note holds with every other wait
+    // in place (two notes may not both be taken).
+    let src = ".kernel s\n u.ld.b64 u4, u0, 0\n wait sm=0\n ld.b32 v5, v0, u4, 0\n ld.b32 v6, v0, u4, 4\n wait vm=0\n v.add v8, v5, v5\n wait vm=0\n end\n";
+    let (p, lines) = lanejit_isa::assemble_with_lines("s.s", src).unwrap();
+    let f = check(&p, Some(&lines));
+    let notes: Vec<_> = f.iter().map(|f| (f.kind.name(), f.at.line, f.field)).collect();
+    assert_eq!(
+        notes,
+        [("wait_stronger_than_needed", Some(6), Some((0, 1))), ("wait_stronger_than_needed", Some(8), Some((0, 63))),]
+    );
+    let json = render_json("s.s", "s", &f);
+    assert_eq!(json["hazards"], 0);
+    assert_eq!(json["notes"], 2);
+    assert_eq!(json["findings"][0]["weakest"], 1);
+    assert_eq!(json["findings"][0]["counter"], "vm");
+    assert_eq!(json["findings"][0]["line"], 6);
+}
+
+#[test]
+fn a_loop_that_issues_more_operations_than_the_counter_holds_terminates() {
+    // sm's maximum is 3: the loop issues uniform loads without end; the count saturates and the analysis ends.
+    let src = ".kernel l\nloop:\n u.ld.b32 u4, u0, 0\n u.ld.b32 u5, u0, 4\n b.nz u2, loop\n wait sm=2\n u.add u6, u4, u4\n end\n";
+    let (p, lines) = lanejit_isa::assemble_with_lines("l.s", src).unwrap();
+    let f = check(&p, Some(&lines));
+    // After `wait sm=2` the two newest loads (u4's and u5's of the last iteration) may be outstanding.
+    let hazards: Vec<_> = f.iter().filter(|f| f.kind.is_hazard()).map(|f| (f.at.line, f.reg.map(reg_name))).collect();
+    assert_eq!(hazards, [(Some(7), Some("u4".to_string()))]);
+}
+
+#[test]
+fn a_binary_kernel_is_checked_without_lines() {
+    let src = ".kernel b\n u.ld.b64 u4, u0, 0\n ld.b32 v5, v0, u4, 0\n end\n";
+    let p = lanejit_isa::assemble("b.s", src).unwrap();
+    let f = check(&p, None);
+    assert_eq!(f.len(), 2);
+    // u.ld.b64 is a 64-bit instruction: the load using its result is at pc 8.
+    assert!(f.iter().all(|f| f.at.line.is_none() && f.at.pc == 8), "{f:?}");
+}
