@@ -35,7 +35,7 @@ operand_kinds:
   sp:   {class: enum, bits: 3, default: global, doc: sp, values: {global: 0, shared: 1},
          props: {base_regs: {global: 2, shared: 1}}}
 flags: {ur: u, ld: l, st: s, fm: f, br: b, sy: y, tr: t, we: w}
-counters: [vm]
+counters: [vm, ls]
 float_modes: {frm: {mask: 7, doc: r}}
 "#;
 
@@ -140,6 +140,24 @@ fn accesses_must_agree_with_the_data_register() {
     refused_entry(&mk("b32", "v", "in").replace("space=sp", "space=rs1"), "not of kind sp");
     refused_entry(&mk("b32", "v", "in").replace(" data=rd", ""), "data=");
     refused_entry(&mk("b32 atomic=add", "v", "in"), "atomic=");
+}
+
+#[test]
+fn a_counter_raised_for_an_operand_value_is_stated_once_and_agrees_with_the_text() {
+    let ld = r#"{mnemonic: t.ld, access: "b32 data=rd space=sp", syntax: "rd:v rs1:v rs2:up sp:sp", regs: "rd:out rs1:in rs2:in[sp.base_regs]", format: M, opcode: 0x50, fn: "f1=0x0", latency: "counter:vm", WHEN flags: "ld", en: "EN"}"#;
+    let mk = |when: &str, en: &str| ld.replace("WHEN", when).replace("EN", en);
+    let says = "Raises vm (ls instead if sp = shared).";
+    let spec = load(&mk(r#"counter_when: "ls[sp=shared]","#, says)).unwrap();
+    assert_eq!(spec.insns[0].facts.counter_when.len(), 1);
+    assert_eq!(spec.insns[0].facts.counter_when[0].0, 1); // ls, the second counter
+    assert!(load(&mk("", "Raises vm.")).is_ok());
+    refused_entry(&mk("", says), "disagree"); // the text says it, the fact is missing
+    refused_entry(&mk(r#"counter_when: "ls[sp=shared]","#, "Raises vm."), "disagree");
+    refused_entry(&mk(r#"counter_when: "xx[sp=shared]","#, says), "unknown counter `xx`");
+    refused_entry(&mk(r#"counter_when: "ls","#, says), "needs a condition");
+    refused_entry(&mk(r#"counter_when: "ls[sp=nowhere]","#, says), "not a value of operand `sp`");
+    let fixed = mk(r#"counter_when: "ls[sp=shared]","#, says).replace("counter:vm", "fixed:1");
+    refused_entry(&fixed, "raises no counter");
 }
 
 #[test]

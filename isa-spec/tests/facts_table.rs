@@ -332,3 +332,24 @@ fn a_few_image_widths_by_hand() {
     assert_eq!(show(asm("img.load v10, v2, u8, 3d, a16, voff").reads()), "v2 v3 v4 u8 u9 u10 u11 u12 u13 u14 u15");
     assert_eq!(show(asm("img.load v10, v2, u8, 2d_array, a16").reads()), "v2 v3 u8 u9 u10 u11 u12 u13 u14 u15");
 }
+
+#[test]
+fn the_counter_raised_follows_the_memory_space() {
+    use lanejit_isa::Counter;
+    let counter = |src: &str| asm(src).counter();
+    assert_eq!(counter("ld.b32 v1, v2, u4, 0"), Some(Counter::Vm));
+    assert_eq!(counter("ld.b32 v1, v2, u4, 0, sp=shared"), Some(Counter::Ls));
+    assert_eq!(counter("ld.b32 v1, v2, u4, 0, sp=private"), Some(Counter::Vm));
+    assert_eq!(counter("st.b32 v1, v2, u4, 0"), Some(Counter::Vst));
+    assert_eq!(counter("st.b32 v1, v2, u4, 0, sp=shared"), Some(Counter::Ls));
+    assert_eq!(counter("atom.add.u32 v1, v2, u4, 0, sp=shared"), Some(Counter::Ls));
+    assert_eq!(counter("ld.a64.b32 v1, v2, 0"), Some(Counter::Vm)); // .a64 with sp=shared traps instead
+    assert_eq!(counter("u.ld.b32 u1, u2, 0"), Some(Counter::Sm));
+    assert_eq!(counter("f.rcp.f32 v1, v2"), Some(Counter::Sfu));
+    assert_eq!(counter("img.query v1, u8, 2d"), Some(Counter::Tex));
+    assert_eq!(counter("v.add v1, v2, v3"), None);
+    // Every entry whose text says "ls instead" states it as a fact.
+    for i in lanejit_isa::INSNS.iter() {
+        assert_eq!(i.en.contains("ls instead if sp = shared"), !i.counter_when.is_empty(), "{}", i.mnemonic);
+    }
+}
