@@ -1,7 +1,7 @@
 //! The data-flow analysis: the outstanding operations of each counter at every block entry, to a fixed point,
 //! then one more pass that records every hazard; and the search for `wait` fields stronger than needed.
 
-use super::cfg::{counter_max, wait_fields, Cfg};
+use super::cfg::{counter_index, counter_max, wait_fields, Cfg};
 use super::FindingKind;
 use lanejit_isa::{Counter, Insn, Reg, RegSet};
 use std::collections::{BTreeMap, BTreeSet};
@@ -69,8 +69,10 @@ struct Ctx<'a> {
     caps: Vec<u32>,
 }
 
-fn counter_index(c: Counter) -> usize {
-    Counter::ALL.iter().position(|&x| x == c).expect("Counter::ALL lists every counter")
+impl<'a> Ctx<'a> {
+    fn new(overrides: &'a Overrides) -> Ctx<'a> {
+        Ctx { overrides, caps: (0..Counter::ALL.len()).map(counter_max).collect() }
+    }
 }
 
 /// The registers whose values an asynchronous operation still reads after it issues: its data operand (a store's
@@ -196,7 +198,7 @@ fn fixpoint(cfg: &Cfg, ctx: &Ctx) -> Vec<Option<State>> {
 
 /// Every hazard of the program, with the `wait` fields of `overrides` in place of the program's.
 pub fn hazards(cfg: &Cfg, overrides: &Overrides) -> Hazards {
-    let ctx = Ctx { overrides, caps: (0..Counter::ALL.len()).map(counter_max).collect() };
+    let ctx = Ctx::new(overrides);
     let mut out = Hazards::new();
     for (b, st) in fixpoint(cfg, &ctx).into_iter().enumerate() {
         let Some(mut st) = st else { continue };
@@ -217,8 +219,7 @@ fn no_new_hazard(h: &Hazards, base: &Hazards) -> bool {
 /// binary search finds the largest safe value.
 pub fn strong_waits(cfg: &Cfg, base: &Hazards) -> Vec<Note> {
     let none = Overrides::new();
-    let ctx = Ctx { overrides: &none, caps: Vec::new() };
-    let reached = fixpoint(cfg, &Ctx { caps: (0..Counter::ALL.len()).map(counter_max).collect(), ..ctx });
+    let reached = fixpoint(cfg, &Ctx::new(&none));
     let mut notes = Vec::new();
     for (b, _) in reached.iter().enumerate().filter(|(_, s)| s.is_some()) {
         for op in &cfg.blocks[b].ops {

@@ -87,3 +87,8 @@ pub fn counter_max(counter: usize) -> u32 {
     let name = format!("cnt_{}", Counter::ALL[counter].name());
     lanejit_isa::KINDS.iter().find(|k| k.name == name).map_or(63, |k| k.encoded_range().1 as u32)
 }
+
+/// A counter's index in `Counter::ALL` (the analysis keys its state by it).
+pub fn counter_index(c: Counter) -> usize {
+    Counter::ALL.iter().position(|&x| x == c).expect("Counter::ALL lists every counter")
+}

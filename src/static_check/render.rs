@@ -1,5 +1,6 @@
 //! Reports of [`check`](super::check)'s findings: one line per finding (text), or one JSON object.
 
+use super::cfg::{counter_index, counter_max};
 use super::{hazard_count, reg_name, Finding, FindingKind, Site};
 use serde_json::{json, Value};
 
@@ -46,14 +47,10 @@ fn line_of(file: &str, f: &Finding) -> String {
                 "{at}note {}: pc {:#x}: {counter}={value} could be {counter}={weakest}{} with no hazard",
                 f.kind.name(),
                 f.at.pc,
-                if weakest == super::cfg::counter_max(counter_index(f)) { " (no wait on it)" } else { "" }
+                if weakest == counter_max(counter_index(f.counter)) { " (no wait on it)" } else { "" }
             )
         }
     }
-}
-
-fn counter_index(f: &Finding) -> usize {
-    lanejit_isa::Counter::ALL.iter().position(|&c| c == f.counter).unwrap_or(0)
 }
 
 /// The findings of one kernel as text: one line each, then a summary line (`kernel NAME: N hazards, M notes`).
