@@ -43,6 +43,7 @@ pub mod error;
 pub mod launch;
 pub mod module;
 pub mod state_json;
+pub mod static_check;
 pub mod tier;
 pub mod trace;
 pub mod typed;

@@ -25,11 +25,11 @@ const SEED_BASE: u64 = 0x0bad_0000;
 /// test so that the list stays true.
 const KNOWN_MISSES: &[(u32, &str)] = &[
     (
-        106,
-        "needs a contiguous store in a loop hot enough for the optimising tier, run under a partial EXEC with \
-           inactive lanes' data differing from memory; one program in 8,000 of the campaign had that shape, and \
-           only before the dropped-stride-bit offsets (which 148 needs) changed the programs. \
-           tests/cases/jit/slices.yaml (\"contiguous st.b32 under a partial EXEC ...\") catches it on jit-opt",
+        148,
+        "needs a 32-bit access whose 4-lane slices start contiguous and then break, in a block hot enough for \
+           the optimising tier; the dropped-stride-bit offsets make that shape, but the image ops' stream moved \
+           the one program of the 2,000 that had it. tests/cases/jit/slices.yaml (\"ld.b32 whose slices start \
+           contiguous and then repeat ...\") catches it on jit-opt",
     ),
     (
         140,

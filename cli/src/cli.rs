@@ -98,7 +98,15 @@ pub enum Cmd {
     /// Differential fuzzing: random programs on every engine, compared with the interpreter.
     #[command(after_help = EXIT_CODES_HELP)]
     Fuzz(crate::fuzz::FuzzArgs),
+    /// Check a kernel statically for wait hazards: a register used before the `wait` that covers the memory or
+    /// transcendental operation writing it (or still reading it); notes name waits stronger than needed.
+    #[command(after_help = CHECK_EXIT_CODES_HELP)]
+    Check(crate::checkcmd::CheckArgs),
 }
+
+/// The exit-code section of `lanejit check --help`.
+pub const CHECK_EXIT_CODES_HELP: &str =
+    "Exit codes: 0 no hazard (notes do not count); 1 a hazard was found; 2 bad input or usage.";
 
 /// `lanejit spec --format`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -366,6 +374,7 @@ pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
         Cmd::Run(a) => run(a, compile),
         Cmd::Bench(a) => crate::bench::run(&a, compile),
         Cmd::Fuzz(a) => crate::fuzz::run(&a),
+        Cmd::Check(a) => crate::checkcmd::run(&a),
     }
 }
 

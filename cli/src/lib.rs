@@ -1,6 +1,6 @@
 //! lanejit's command-line tools, as a library: the `lanejit` binary's commands ([`cli`]), `run` and its
 //! buffer options ([`runcmd`], [`bufio`]), `bench` ([`bench`](mod@bench), and [`bench_kernel`] for a user's
-//! kernel), the differential fuzzer ([`fuzz`]), the conformance case runner ([`cases`]) and the bundled example
+//! kernel), the differential fuzzer ([`fuzz`]), the conformance case runner ([`cases`]), the static wait-hazard check ([`checkcmd`]) and the bundled example
 //! kernels ([`examples`]).
 //!
 //! The embedding API is the `lanejit` crate; this one adds what only the tools need (clap, anyhow, YAML) on top
@@ -12,6 +12,7 @@ pub mod bench;
 pub mod bench_kernel;
 pub mod bufio;
 pub mod cases;
+pub mod checkcmd;
 pub mod cli;
 pub mod examples;
 pub mod fuzz;
