@@ -10,6 +10,8 @@ mod facts;
 mod gen;
 #[path = "build/gen_docs.rs"]
 mod gen_docs;
+#[path = "build/images.rs"]
+mod images;
 #[path = "build/model.rs"]
 mod model;
 // The YAML words the library's enums spell (shared with the library; not every method is needed here).
@@ -28,6 +30,10 @@ fn main() {
     println!("cargo:rerun-if-changed=src/expr.rs");
     println!("cargo:rerun-if-changed=src/vocab.rs");
     match model::load(&dir) {
+        Ok(spec) if spec.images.is_none() => {
+            eprintln!("error in the ISA spec: no group file has the `images:` section");
+            std::process::exit(1);
+        }
         Ok(spec) => {
             for f in &spec.formats {
                 if !spec.insns.iter().any(|i| i.def.format == f.name) {

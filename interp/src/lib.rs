@@ -10,6 +10,7 @@ pub mod ctx;
 pub mod exec;
 pub mod fp;
 pub mod fpmode;
+pub mod image;
 pub mod memory;
 pub mod state;
 pub mod trap;

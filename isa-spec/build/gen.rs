@@ -78,6 +78,9 @@ pub fn generate(m: &Model) -> String {
     gen_float_modes(m, &mut o);
     gen_insn_table(m, &mut o);
     gen_enums(m, &mut o);
+    if let Some(images) = &m.images {
+        crate::images::generate(images, &mut o);
+    }
     o
 }
 

@@ -96,6 +96,9 @@ pub struct GroupFile {
     /// Default `flow` of the group's entries (control flow is the exception outside group 7).
     #[serde(default)]
     pub flow: Option<String>,
+    /// Image facts (format codes, descriptor words, sampler bits); exactly one group file has them.
+    #[serde(default)]
+    pub images: Option<crate::images::ImagesDef>,
     pub instructions: Vec<InsnDef>,
 }
 
@@ -521,6 +524,8 @@ pub struct Spec {
     pub float_modes: Vec<(String, FloatModeDef)>,
     pub groups: Vec<(u32, String, String, String)>,
     pub insns: Vec<Insn>,
+    /// The `images:` section, if a group file has one (the real spec must; small test specs need not).
+    pub images: Option<crate::images::ImagesDef>,
 }
 
 fn parse_yaml<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, String> {
@@ -551,8 +556,16 @@ pub fn load_texts(formats: &str, kinds: &str, group_files: &[(String, String)]) 
     let mode_names: Vec<String> = float_modes.iter().map(|(n, _)| n.clone()).collect();
     let mut groups = Vec::new();
     let mut insns = Vec::new();
+    let mut images: Option<crate::images::ImagesDef> = None;
     for (file, text) in group_files {
         let g: GroupFile = parse_yaml(file, text)?;
+        if let Some(d) = &g.images {
+            if images.is_some() {
+                return Err(format!("{file}: a second `images:` section (only one group file may have one)"));
+            }
+            crate::images::check(file, d)?;
+            images = Some(d.clone());
+        }
         if groups.iter().any(|(n, name, _, _): &(u32, String, String, String)| *n == g.group || *name == g.name) {
             return Err(format!("{file}: group {} `{}` is defined twice", g.group, g.name));
         }
@@ -565,7 +578,7 @@ pub fn load_texts(formats: &str, kinds: &str, group_files: &[(String, String)]) 
         }
     }
     check_overlaps(&insns)?;
-    Ok(Spec { formats, kinds, flags, counters, float_modes, groups, insns })
+    Ok(Spec { formats, kinds, flags, counters, float_modes, groups, insns, images })
 }
 
 pub fn read(path: &Path) -> String {

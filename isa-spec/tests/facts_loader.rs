@@ -12,6 +12,8 @@ mod facts;
 mod gen;
 #[path = "../build/gen_docs.rs"]
 mod gen_docs;
+#[path = "../build/images.rs"]
+mod images;
 #[path = "../build/model.rs"]
 mod model;
 #[path = "../src/vocab.rs"]
@@ -170,4 +172,38 @@ fn an_exec_writer_must_say_how_it_writes_exec() {
     refused(r#"flags: """#, r#"exec: grows, flags: "we""#, "`exec: grows`");
     refused(r#"flags: """#, r#"exec: shrinks, flags: """#, "does not write EXEC");
     assert!(load(&ADD.replace(r#"flags: """#, r#"exec: shrinks, flags: "we""#)).is_ok());
+}
+
+/// The real spec's `images:` section with `from` replaced by `to`, loaded in a one-entry group.
+fn load_images(from: &str, to: &str) -> Result<model::Spec, String> {
+    let real = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/groups/6-mem.yaml")).unwrap();
+    let start = real.find("\nimages:\n").expect("6-mem.yaml has an images section") + 1;
+    let end = start + real[start..].find("\ninstructions:").unwrap() + 1;
+    let section = &real[start..end];
+    assert!(section.contains(from), "test setup: `{from}`");
+    let group = format!(
+        "group: 1\nname: t\ntitle: test\nunit: valu\nflow: none\n{}instructions:\n  - {ADD}\n",
+        section.replace(from, to)
+    );
+    model::load_texts(FORMATS, KINDS, &[("groups/1-t.yaml".to_string(), group)])
+}
+
+#[test]
+fn the_images_section_is_checked() {
+    assert!(load_images("max_size: 16384", "max_size: 16384").unwrap().images.is_some());
+    let refusals = [
+        ("rgba16f: {code: 3", "rgba16f: {code: 7", "code 7 must be its position 3"),
+        ("bytes: 16", "bytes: 12", "bytes 12 is not channels * component bytes = 16"),
+        ("{name: pitch,", "{name: stride,", "must name the words"),
+        ("component: unorm8", "component: unorm4", "`unorm4` is not in images.component_bytes"),
+        ("y: 3, z: 5", "y: 2, z: 5", "overlap"),
+        ("mirror: 2", "mirror: 4", "does not fit 2 bits"),
+        (", absent: [0, 0, 1]", "", "needs `absent`"),
+    ];
+    for (from, to, want) in refusals {
+        match load_images(from, to) {
+            Ok(_) => panic!("loaded with `{to}`"),
+            Err(e) => assert!(e.contains("groups/1-t.yaml: images") && e.contains(want), "`{want}` not in: {e}"),
+        }
+    }
 }
