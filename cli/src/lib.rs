@@ -1,5 +1,5 @@
 //! lanejit's command-line tools, as a library: the `lanejit` binary's commands ([`cli`]), `run` and its
-//! buffer options ([`runcmd`], [`bufio`]), `bench` ([`bench`](mod@bench), and [`bench_kernel`] for a user's
+//! buffer and image options ([`runcmd`], [`bufio`], [`imageio`]), `bench` ([`bench`](mod@bench), and [`bench_kernel`] for a user's
 //! kernel), the differential fuzzer ([`fuzz`]), the conformance case runner ([`cases`]) and the bundled example
 //! kernels ([`examples`]).
 //!
@@ -15,4 +15,5 @@ pub mod cases;
 pub mod cli;
 pub mod examples;
 pub mod fuzz;
+pub mod imageio;
 pub mod runcmd;
