@@ -43,6 +43,7 @@ pub fn markdown() -> String {
     formats_md(&mut o);
     kinds_md(&mut o);
     facts_md(&mut o);
+    images_md(&mut o);
     for g in GROUPS.iter() {
         // Every group's title starts "Group N:" and names its unit.
         writeln!(o, "## {} (`{}`)\n", g.title, g.name).unwrap();
@@ -69,6 +70,36 @@ pub fn markdown() -> String {
         o.push('\n');
     }
     o
+}
+
+/// The `images:` section: formats, descriptor words, sampler bits.
+fn images_md(o: &mut String) {
+    use crate::{ImageAddressing, ImageFilter, IMAGE_ADDRESSING_SHIFTS, IMAGE_DESCRIPTOR, IMAGE_FILTER_BIT};
+    writeln!(
+        o,
+        "## Images\n\nUsed sizes (width, height, depth or layer count) are 1..={}. \
+        Formats (descriptor word D6):\n\n| code | format | component | channels | texel bytes | g b a of one channel |\n|---|---|---|---|---|---|",
+        crate::IMAGE_MAX_SIZE
+    )
+    .unwrap();
+    for (code, f) in crate::IMAGE_FORMATS.iter().enumerate() {
+        let absent = if f.channels == 1 { f.absent.map(|x| format!("{x:#x}")).join(" ") } else { "-".into() };
+        writeln!(o, "| {code} | {} | {:?} | {} | {} | {absent} |", f.name, f.component, f.channels, f.bytes).unwrap();
+    }
+    o.push_str("\nDescriptor words (u[rs3..rs3+7]):\n\n| word | name | meaning |\n|---|---|---|\n");
+    for (k, (name, doc)) in IMAGE_DESCRIPTOR.iter().enumerate() {
+        writeln!(o, "| D{k} | {name} | {doc} |").unwrap();
+    }
+    let filters: Vec<String> = ImageFilter::ALL.iter().map(|f| format!("{} {}", *f as u32, f.name())).collect();
+    let modes: Vec<String> = ImageAddressing::ALL.iter().map(|m| format!("{} {}", *m as u32, m.name())).collect();
+    writeln!(
+        o,
+        "\nSampler (D7): bit {IMAGE_FILTER_BIT} filter ({}); addressing of x, y, z from bits {:?} ({}); other bits 0.\n",
+        filters.join(", "),
+        IMAGE_ADDRESSING_SHIFTS,
+        modes.join(", ")
+    )
+    .unwrap();
 }
 
 fn formats_md(o: &mut String) {

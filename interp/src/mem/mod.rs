@@ -5,19 +5,18 @@
 //! YAML's: IllegalInsn (whatever EXEC), write to constant memory, Misaligned, outside an allocation.
 //! `cpol` is a cache hint with no functional effect, so every handler ignores it.
 
+mod image;
 mod uniform;
 mod vector;
 
 use crate::ctx::{Ctx, Flow};
 use crate::memory::MemFault;
 use crate::trap::{Trap, TrapKind};
+pub use image::{pack_components, ImgOp};
 use lanejit_isa::{MemInsn, Sp, UReg, VReg};
 pub use uniform::uniform_address;
 pub use vector::{atomic_word, offset_addresses, AtomOp};
 use vector::{Base, Vm};
-
-/// The image ops are fully specified in the ISA but not implemented by this release's engines.
-const IMAGE_UNIMPLEMENTED: &str = "image ops are not implemented in this release";
 
 /// Width, alignment, extension and atomic operation come from the ISA tables (YAML `access`); the handlers
 /// below are the same for every width.
@@ -89,7 +88,16 @@ pub fn exec(cx: &mut Ctx, i: &MemInsn) -> Result<Flow, Trap> {
         UStB32 { rd, rs1, imm, cpol: _ } | UStB64 { rd, rs1, imm, cpol: _ } => {
             uniform::store(cx, rd, rs1, imm, access().regs())
         }
-        ImgLoad { .. } | ImgStore { .. } | ImgSample { .. } | ImgQuery { .. } => Err(cx.illegal(IMAGE_UNIMPLEMENTED)),
+        ImgLoad { rd, rs1, rs3, dim, toff, dmask, d16, a16, rsd, voff } => {
+            image::load(cx, ImgOp { rd, rs1, rs3, dim, toff, dmask, d16, a16, rsd, voff })
+        }
+        ImgStore { rd, rs1, rs3, dim, toff, dmask, d16, a16, voff } => {
+            image::store(cx, ImgOp { rd, rs1, rs3, dim, toff, dmask, d16, a16, rsd: false, voff })
+        }
+        ImgSample { rd, rs1, rs3, dim, toff, dmask, d16, a16, voff } => {
+            image::sample(cx, ImgOp { rd, rs1, rs3, dim, toff, dmask, d16, a16, rsd: false, voff })
+        }
+        ImgQuery { rd, rs3, dim, dmask } => image::query(cx, rd, rs3, dim, dmask),
     }
 }
 

@@ -4,7 +4,11 @@
 //! the engines, the runtime and the tools share: [`Descriptor`] to build or check the 8 descriptor words,
 //! [`Descriptor::texel_address`], and the bit-exact component conversions.
 
-use crate::fp::{f16_to_f32, f32_to_f16, FpMode};
+mod filter;
+
+pub use filter::{load_texel, sample, voff_offsets};
+
+use crate::fp::{f16_to_f32, f32_to_f16, FpMode, F32_QNAN};
 use lanejit_isa::{
     Dim, IMAGE_ADDRESSING_BITS, IMAGE_ADDRESSING_SHIFTS, IMAGE_DESCRIPTOR_WORDS, IMAGE_FILTER_BIT, IMAGE_SAMPLER_MASK,
     IMAGE_WORD_BASE_HI, IMAGE_WORD_BASE_LO, IMAGE_WORD_FORMAT, IMAGE_WORD_HEIGHT, IMAGE_WORD_LAYERS, IMAGE_WORD_PITCH,
