@@ -276,6 +276,26 @@ def sample_cases(filt):
     return out
 
 
+def sample_edge_cases():
+    """Two readings the text settles: s*N + o rounds in f64 (a tiny negative s with o = 1 lands on texel 1, not
+    0), and the bilinear sum starts from its first kept term (four -0.0 texels give -0.0, not +0.0)."""
+    st = new_state(0xFFFFFFFF)
+    st["mem"].append((BASE, bytearray(struct.pack("<4I", 10, 11, 12, 13))))
+    put_desc(st, desc_words(BASE, 4, 1, 1, 16, "r32ui"))
+    st["v"][2] = [0x80000001] * L  # -2^-149
+    st["v"][3] = [1] * L  # ox = 1
+    out = [case("img.sample: s*N + o rounds in f64 (-2^-149 * 4 + 1 = 1.0, texel 1)",
+                [simple("sample", "1d", dmask=1, voff=1)], st)]
+    st = new_state(0x0000FFFF)
+    st["mem"].append((BASE, bytearray(struct.pack("<4I", *[0x80000000] * 4))))
+    put_desc(st, desc_words(BASE, 2, 2, 1, 8, "r32f", 1))
+    st["v"][2] = [f32_bits(0.5)] * L
+    st["v"][3] = [f32_bits(0.5)] * L
+    out.append(case("img.sample bilinear of four -0.0 texels is -0.0 (the sum starts from its first term)",
+                    [simple("sample", "2d", dmask=1)], st))
+    return out
+
+
 def query_cases():
     out = []
     for i, dim in enumerate(m.DIMS):

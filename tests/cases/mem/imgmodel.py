@@ -301,8 +301,13 @@ def execute(st, ins):
         return None
     desc = Desc([st["u"].get(ins["rs3"] + i, 0) for i in range(8)], ins["dim"])
     if not desc.valid(op == "sample"):
-        return ("MemoryFault", None, None)
+        return invalid_descriptor(active)
     return {"load": execute_load, "store": execute_store, "sample": execute_sample}[op](st, ins, desc, active)
+
+
+def invalid_descriptor(active):
+    """MemoryFault naming the active lanes and no address (the text's decision for an invalid descriptor)."""
+    return ("MemoryFault", sum(1 << lane for lane in active), [])
 
 
 def execute_query(st, ins):
@@ -314,7 +319,7 @@ def execute_query(st, ins):
         return None
     desc = Desc([st["u"].get(ins["rs3"] + i, 0) for i in range(8)], ins["dim"])
     if not desc.valid(False):
-        return ("MemoryFault", None, None)
+        return invalid_descriptor(active)
     vals = [desc.W, desc.H_eff, desc.L_eff, 1]
     for j, ch in enumerate(dmask_channels(ins["dmask"])):
         for lane in active:
@@ -465,7 +470,7 @@ def execute_sample(st, ins, desc, active):
     accesses = [(lane, a) for lane in active for a, _ in taps_of[lane]]
     t = check_texels(st, accesses, desc.B)
     if t:
-        return (t[0], t[1], None)  # which tap addresses the report names is not specified
+        return t  # each lane names its first offending texel, in tap order
     chans = dmask_channels(ins["dmask"])
     for lane in active:
         texels = [(components(read_texel(st, a, desc.B), fmt), w) for a, w in taps_of[lane]]
