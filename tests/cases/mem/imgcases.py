@@ -273,7 +273,7 @@ def sample_cases(filt):
         name = "img.sample %s %s filter=%d modes=%s d16=%d a16=%d voff=%d toff=%d exec=%#x" % (
             dim, fmt, filt, "".join(map(str, modes)), d16, a16, voff, toff, exec_)
         out.append(case(name, [ins], st))
-    return out
+    return out + (sample_edge_cases() if filt else [])
 
 
 def sample_edge_cases():
