@@ -14,8 +14,8 @@ use lanejit_jit::{compile_blocks, Lowering, Tier};
 const SNAPSHOT: &str = "tests/snapshots/lowering.txt";
 
 /// Operand values that make a legal instruction for every entry: register 2 (even, so pairs and groups of
-/// up to 8 fit), the first named value of an enumerated operand, 0 for every other operand (or the smallest
-/// value its field can hold).
+/// up to 8 fit), the first named value of an enumerated operand, component mask `r`, 0 for every other operand
+/// (or the smallest value its field can hold).
 fn sample(info: &lanejit_isa::InsnInfo) -> Vec<i64> {
     info.operands
         .iter()
@@ -23,6 +23,8 @@ fn sample(info: &lanejit_isa::InsnInfo) -> Vec<i64> {
             let k = o.kind();
             match k.class {
                 KindClass::VReg | KindClass::UReg | KindClass::VHalf => 2,
+                // An empty component mask is illegal: sample `r`.
+                KindClass::DMask => 1,
                 _ if !k.values.is_empty() => k.decode_value(k.values[0].1),
                 _ => {
                     let (lo, hi) = k.encoded_range();
@@ -53,11 +55,13 @@ fn name(ways: &[Lowering]) -> String {
     }
 }
 
-/// The sample, and for `csr.r` one row per CSR (reads of the launch environment are native, the others not).
+/// The sample, and one row per value for `csr.r`'s CSR (reads of the launch environment are native, the others
+/// not) and for an image op's dim (the inline image path handles 2d only).
 fn samples(info: &lanejit_isa::InsnInfo) -> Vec<(String, Vec<i64>)> {
     let base = sample(info);
     let csr = info.operands.iter().position(|o| o.name == "csr").filter(|_| info.mnemonic == "csr.r");
-    match csr {
+    let dim = info.operands.iter().position(|o| o.name == "dim");
+    match csr.or(dim) {
         Some(at) => info.operands[at]
             .kind()
             .values

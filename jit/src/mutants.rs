@@ -184,4 +184,9 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (145, "lower/xlane.rs:xor_uniform", "shfl.xor.vu's vector part of the distance keeps 2 bits (16 and more read the wrong half)"),
     (146, "lower/mem/slices.rs:transpose", "inline 8- and 16-byte lane accesses swap each lane's second and third words"),
     (147, "lower/mem/slices.rs:wide_store", "an inline 8-byte lane store writes 16 bytes (zeros over the next 8)"),
+    (150, "lower/mem/image.rs:image", "inline image texels' alignment is not tested (a misaligned texel is accessed)"),
+    (151, "lower/mem/image.rs:check_lanes", "an inline image access takes x = W as in range (a texel past the row's end)"),
+    (152, "lower/mem/image.rs:unorm8", "an inline rgba8 load multiplies by 1/255 instead of dividing by 255"),
+    (153, "lower/mem/image.rs:store_lanes", "an inline image store goes lanes descending (the lowest lane wins a texel)"),
+    (154, "runtime/mod.rs:cache_image_window", "an image's cached window spans the whole region (a texel may start at its end)"),
 ];

@@ -7,11 +7,13 @@
 //! the runtime, which does the access in Rust when it provably cannot fault and otherwise has the interpreter
 //! execute it, so faults are reported by the golden model.
 //! Uniform loads and stores run inline against a cached window too (`mem/uniform.rs`), and so do atomics with
-//! a uniform base in optimised code (`mem/atomic.rs`). Per-lane pointers, 12-byte accesses and image ops
-//! always take the interpreter.
+//! a uniform base in optimised code (`mem/atomic.rs`), and so do plain 2d image loads and stores
+//! (`mem/image.rs`). Per-lane pointers, 12-byte accesses, image samples and queries and the other image forms
+//! take the interpreter.
 
 pub mod atomic;
 pub mod gather;
+pub mod image;
 pub mod slices;
 pub mod uniform;
 
@@ -21,6 +23,7 @@ use crate::abi::{Window, CONTIGUOUS_BYTES};
 use crate::access::{Access, Atomic};
 use crate::fx::Fx;
 use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, MemFlagsData, Value};
+use lanejit_interp::mem::ImgOp;
 use lanejit_isa::{MemInsn, Sp, UReg, LANES};
 
 pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
@@ -98,7 +101,24 @@ pub fn lower(fx: &mut Fx, i: &MemInsn, site: &Site) -> Lowered {
                 _ => Lowered::Interpret,
             }
         }
-        ImgLoad { .. } | ImgStore { .. } | ImgSample { .. } | ImgQuery { .. } => Lowered::Interpret,
+        ImgLoad { rd, rs1, rs3, dim, toff, dmask, d16, a16, rsd, voff } => {
+            let op = ImgOp { rd, rs1, rs3, dim, toff, dmask, d16, a16, rsd, voff };
+            if image::supports(fx, &op) {
+                image::lower(fx, site, &op, false)
+            } else {
+                Lowered::Interpret
+            }
+        }
+        ImgStore { rd, rs1, rs3, dim, toff, dmask, d16, a16, voff } => {
+            let op = ImgOp { rd, rs1, rs3, dim, toff, dmask, d16, a16, rsd: false, voff };
+            if image::supports(fx, &op) {
+                image::lower(fx, site, &op, true)
+            } else {
+                Lowered::Interpret
+            }
+        }
+        // Filtering and queries: the interpreter's functions, never a second copy of the filter.
+        ImgSample { .. } | ImgQuery { .. } => Lowered::Interpret,
     }
 }
 

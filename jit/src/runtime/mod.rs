@@ -21,6 +21,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 use lanejit_interp::{exec, Code, Memory, Stop, Trap, WaveEnv, WaveState};
+use lanejit_isa::MemInsn;
 use lanejit_isa::{UREGS, VREGS};
 use mem::{try_access, try_atomic, WindowCache};
 use std::time::{Duration, Instant};
@@ -69,6 +70,16 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
         if done {
             return 0;
         }
+        let image = image_base(&i, w);
+        if image.is_some() {
+            let status = helper_interpret(state, ctx, pc);
+            if let (0, Some((base, store))) = (status, image) {
+                // SAFETY: as above; the interpreter's borrows have ended.
+                let cx = unsafe { &mut *ctx };
+                cache_image_window(cx, pc, base, store);
+            }
+            return status;
+        }
         UniformAccess::of(&i).map(|a| (a.address(&w.u), a))
     };
     let status = helper_interpret(state, ctx, pc);
@@ -88,6 +99,32 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
         }
     }
     status
+}
+
+/// An image load or store with some lane active: (its descriptor's base address, whether it stores).
+fn image_base(i: &MemInsn, w: &WaveState) -> Option<(u64, bool)> {
+    let (rs3, store) = match *i {
+        MemInsn::ImgLoad { rs3, .. } => (rs3, false),
+        MemInsn::ImgStore { rs3, .. } => (rs3, true),
+        _ => return None,
+    };
+    (rs3.idx() + 1 < lanejit_isa::UREGS && w.exec != 0).then_some(())?;
+    Some((w.u[rs3.idx()] as u64 | (w.u[rs3.idx() + 1] as u64) << 32, store))
+}
+
+/// After the interpreter did an image access: caches the allocation holding the image's base for the inline
+/// path (`lower/mem/image.rs`), with a span that leaves room for the largest texel.
+fn cache_image_window(cx: &mut JitCtx, pc: u32, base: u64, store: bool) {
+    use crate::lower::mem::image::MAX_TEXEL_BYTES;
+    let slot = cx.slot_of.get((pc / 4) as usize).copied().unwrap_or(NO_SLOT);
+    let region = cx.mem.host_region(lanejit_isa::Sp::Global, base, store).filter(|r| r.len >= MAX_TEXEL_BYTES);
+    if let (Some(r), true) = (region, slot != NO_SLOT) {
+        // SAFETY: `windows` points at `CompiledKernel::mem_slots` entries (`WindowCache::entries_for`).
+        let window = unsafe { &mut *cx.windows.add(slot as usize) };
+        // Mutant 154: the span is the region's length (a texel may start at the region's end).
+        let span = if crate::mutants::active(154) { r.len } else { r.len - MAX_TEXEL_BYTES };
+        *window = Window { lo: r.lo, span, host: r.host as u64 };
+    }
 }
 
 /// Executes one (non-control) instruction in the interpreter; returns 0, or 1 with the trap stored in the context.
@@ -229,7 +266,8 @@ fn window_slots(code: &Code) -> (Vec<u32>, usize) {
     let mut n = 0;
     for (w, d) in code.decoded.iter().enumerate() {
         if let Ok((lanejit_isa::Insn::Mem(m), _)) = d {
-            if Access::of(m).is_some() || UniformAccess::of(m).is_some() || Atomic::of(m).is_some() {
+            let image = matches!(m, MemInsn::ImgLoad { .. } | MemInsn::ImgStore { .. });
+            if Access::of(m).is_some() || UniformAccess::of(m).is_some() || Atomic::of(m).is_some() || image {
                 slot_of[w] = n as u32;
                 n += 1;
             }
