@@ -8,7 +8,7 @@ use lanejit_cli::examples::{self, Size};
 fn engines(c: &mut Criterion) {
     let mut group = c.benchmark_group("engines");
     group.sample_size(10);
-    for name in ["alu_loop", "xlane_loop", "saxpy", "matmul"] {
+    for name in ["alu_loop", "xlane_loop", "saxpy", "matmul", "resize"] {
         let Some(ex) = examples::by_name(name) else { continue };
         let kernel = Kernel::from_asm(name, ex.source).expect("bundled kernel assembles");
         for engine in [Engine::Interp, Engine::Jit].into_iter().filter(|e| engine_available(*e).is_ok()) {

@@ -55,6 +55,12 @@ impl KernelArgs {
     pub fn f64(self, v: f64) -> KernelArgs {
         self.push(8, &v.to_le_bytes())
     }
+    /// An image descriptor's 8 words (32 bytes), at the next offset aligned to 32 so that one `u.ld.b256`
+    /// loads it into the uniform registers an image instruction names.
+    pub fn image(self, d: &crate::image::Descriptor) -> KernelArgs {
+        let words = d.to_words();
+        self.push(32, bytemuck::cast_slice(&words))
+    }
     /// Raw bytes, placed right after the previous value (no alignment).
     pub fn bytes(self, b: &[u8]) -> KernelArgs {
         self.push(1, b)

@@ -76,6 +76,8 @@ macro_rules! example_tests {
 
 example_tests!(
     vadd,
+    resize,
+    blur,
     saxpy,
     reduce,
     scan,

@@ -155,6 +155,38 @@ typedef struct LjTrap {
   uint32_t code;
 } LjTrap;
 
+// An image as `lj_image_layout` and `lj_image_descriptor` take it.
+typedef struct LjImageSpec {
+  // 0 1d, 1 2d, 2 3d, 3 1d_array, 4 2d_array (the ISA's `dim` codes).
+  uint32_t dim;
+  // 0 r32ui, 1 r32f, 2 rgba8, 3 rgba16f, 4 rgba32f (the descriptor's D6 codes).
+  uint32_t format;
+  // Width in texels.
+  uint32_t width;
+  // Height in texels (1 for 1d and 1d_array).
+  uint32_t height;
+  // Depth (3d) or layer count (arrays); 1 for 1d and 2d.
+  uint32_t layers;
+  // Row pitch in bytes; 0: rows packed (`width × texel bytes`).
+  uint32_t pitch;
+  // The sampler word D7 (bit 0 filter, bits 2:1, 4:3, 6:5 addressing of x, y, z).
+  uint32_t sampler;
+} LjImageSpec;
+
+// An image's checked geometry.
+typedef struct LjImageLayout {
+  // Row pitch in bytes.
+  uint32_t pitch;
+  // Bytes of one texel.
+  uint32_t texel_bytes;
+  // Bytes of one row of texels.
+  uint64_t row_bytes;
+  // Rows in all (height × layers).
+  uint64_t rows;
+  // Bytes of device memory the image spans (allocate this many).
+  uint64_t device_bytes;
+} LjImageLayout;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -255,6 +287,17 @@ enum LjStatus lj_launch(const struct LjDevice *device,
                         const struct LjLaunchConfig *config,
                         struct LjStats *stats_out,
                         struct LjTrap *trap_out);
+
+// The checked layout of `spec` (bad input, with the reason, for a size, pitch, format, dim or sampler that
+// the image instructions would refuse).
+enum LjStatus lj_image_layout(const struct LjImageSpec *spec,
+                              struct LjImageLayout *out);
+
+// The 8 descriptor words D0..D7 of the image `spec` at device address `base` (put them in a kernel's
+// arguments at an offset that is a multiple of 32 to load them with one `u.ld.b256`).
+enum LjStatus lj_image_descriptor(const struct LjImageSpec *spec,
+                                  uint64_t base,
+                                  uint32_t *words_out);
 
 #ifdef __cplusplus
 }  // extern "C"

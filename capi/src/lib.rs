@@ -15,6 +15,9 @@
 #![deny(missing_docs)]
 #![allow(clippy::missing_safety_doc)] // each function's safety contract is the module text above, in the header too
 
+mod image;
+pub use image::{lj_image_descriptor, lj_image_layout, LjImageLayout, LjImageSpec};
+
 use lanejit::{CancelToken, Device, Engine, Kernel, LaunchConfig, LaunchError, LaunchStats, Module, Trap, TrapKind};
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};

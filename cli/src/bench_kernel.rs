@@ -78,7 +78,7 @@ fn measure(
     kernel: &Kernel,
     name: &'static str,
     o: &RunOptions,
-    inputs: &(Vec<BufferSpec>, Vec<u32>),
+    inputs: &runcmd::Inputs,
 ) -> Result<(Vec<Duration>, u64, Outputs)> {
     let (engine, config) = engine_setup(name, &o.compile)?;
     let kernel = kernel.clone().with_config(config);
@@ -115,8 +115,11 @@ fn mismatches(reference: (&str, &Outputs), other: (&str, &Outputs), specs: &[Buf
         if let Some(at) = r.iter().zip(x).position(|(a, b)| a != b) {
             let differ = r.iter().zip(x).filter(|(a, b)| a != b).count();
             out.push(format!(
-                "buffer {i} ({}): {oname} differs from {rname} in {differ} elements, first at [{at}]: {rname} {:#010x}, {oname} {:#010x}",
-                specs[i].type_name(),
+                "{}: {oname} differs from {rname} in {differ} elements, first at [{at}]: {rname} {:#010x}, {oname} {:#010x}",
+                match specs.get(i) {
+                    Some(s) => format!("buffer {i} ({})", s.type_name()),
+                    None => format!("image {} (texel words)", i - specs.len()),
+                },
                 r[at],
                 x[at]
             ));

@@ -157,6 +157,13 @@ pub struct LaunchArgs {
     /// address is appended to the kernel arguments (8 bytes each, in order).
     #[arg(long = "buffer")]
     pub buffers: Vec<String>,
+    /// An image `FORMAT:DIM:SIZE[:INIT][:OPTION...]`: FORMAT r32ui|r32f|rgba8|rgba16f|rgba32f, DIM
+    /// 1d|2d|3d|1d_array|2d_array, SIZE W, WxH or WxHxL, INIT zero|iota|const=V|rand=SEED|file=PATH (packed texels;
+    /// a .png for 2d rgba8), OPTION pitch=BYTES, filter=nearest|bilinear, address=clamp|wrap|mirror; or
+    /// `rgba8:2d:PATH.png`. Its 8 descriptor words come first in the kernel arguments (32 bytes each, image i at
+    /// offset 32*i, for `u.ld.b256`), before the buffers' addresses.
+    #[arg(long = "image")]
+    pub images: Vec<String>,
     /// A 32-bit scalar kernel argument appended after the buffers: an integer (`7`, `-1`, `0xff`) or a float
     /// (`1.5`, `1e5`, `inf`, `nan`).
     #[arg(long = "arg", allow_hyphen_values = true)]
@@ -190,6 +197,7 @@ impl LaunchArgs {
         l.grid.is_some()
             || l.wg.is_some()
             || !l.buffers.is_empty()
+            || !l.images.is_empty()
             || !l.args.is_empty()
             || l.threads.is_some()
             || l.budget.is_some()
@@ -205,6 +213,8 @@ impl LaunchArgs {
             grid: self.grid,
             wg: self.wg,
             buffers: self.buffers.clone(),
+            images: self.images.clone(),
+            image_saves: Vec::new(),
             args: self.args.clone(),
             engine: Engine::Jit,
             trace: false,
@@ -249,6 +259,11 @@ pub struct RunArgs {
     /// trap (`.npy` for numpy, any other name raw little-endian). Repeatable.
     #[arg(long = "save")]
     pub saves: Vec<String>,
+    /// `INDEX=PATH` (or `INDEX:PATH`): write image INDEX (from 0, in `--image` order) to PATH after the launch,
+    /// also after a trap: a PNG when PATH ends in `.png` (2d rgba8 images), else the packed texels raw.
+    /// Repeatable.
+    #[arg(long = "save-image")]
+    pub image_saves: Vec<String>,
     /// Print one JSON object instead of text: statistics, the trap (or null), and per buffer its address,
     /// type, count, first `--show` values and saved files.
     #[arg(long)]
@@ -264,6 +279,7 @@ impl RunArgs {
             trace: self.trace,
             show: self.show,
             saves: self.saves.clone(),
+            image_saves: self.image_saves.clone(),
             json: self.json,
             repeat: self.repeat,
             ..self.launch.options(compile)

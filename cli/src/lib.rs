@@ -1,6 +1,7 @@
 //! lanejit's command-line tools, as a library: the `lanejit` binary's commands ([`cli`]), `run` and its
-//! buffer options ([`runcmd`], [`bufio`]), `bench` ([`bench`](mod@bench), and [`bench_kernel`] for a user's
-//! kernel), the differential fuzzer ([`fuzz`]), the conformance case runner ([`cases`]), the static wait-hazard check ([`checkcmd`]) and the bundled example
+//! buffer and image options ([`runcmd`], [`bufio`], [`imageio`]), `bench` ([`bench`](mod@bench), and [`bench_kernel`]
+//! for a user's kernel), the differential fuzzer ([`fuzz`]), the conformance case runner ([`cases`]), the static
+//! wait-hazard check ([`checkcmd`]) and the bundled example
 //! kernels ([`examples`]).
 //!
 //! The embedding API is the `lanejit` crate; this one adds what only the tools need (clap, anyhow, YAML) on top
@@ -16,4 +17,5 @@ pub mod checkcmd;
 pub mod cli;
 pub mod examples;
 pub mod fuzz;
+pub mod imageio;
 pub mod runcmd;

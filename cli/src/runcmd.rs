@@ -18,6 +18,10 @@ pub struct RunOptions {
     pub wg: Option<[u32; 3]>,
     /// `--buffer` specifications, as text.
     pub buffers: Vec<String>,
+    /// `--image` specifications, as text (`imageio::parse_image` checks them).
+    pub images: Vec<String>,
+    /// `INDEX=PATH`: after the launch (also after a trap), image INDEX is written to PATH (PNG or raw).
+    pub image_saves: Vec<String>,
     /// `--arg` scalars, as text.
     pub args: Vec<String>,
     /// The engine.
@@ -60,6 +64,7 @@ impl RunOptions {
 }
 
 use crate::bufio::Elem;
+use crate::imageio::{parse_image, parse_image_saves, read_texels, save_image, upload_images, write_texels, ImageArg};
 use std::path::{Path, PathBuf};
 
 /// How a buffer starts: its initialiser, checked before any memory is filled (a file is read at once).
@@ -183,12 +188,12 @@ fn scalar(s: &str, elem: Elem) -> Result<u32> {
     Ok(v as u32)
 }
 
-/// Kernel argument bytes of `buffers` addresses and `scalars`, checked against [`MAX_ARG_BYTES`] before any
-/// buffer is allocated.
-fn check_arg_bytes(buffers: usize, scalars: usize) -> Result<()> {
-    let bytes = buffers as u64 * 8 + scalars as u64 * 4;
+/// Kernel argument bytes of `images` descriptors (32 each), `buffers` addresses and `scalars`, checked against
+/// [`MAX_ARG_BYTES`] before any buffer is allocated.
+fn check_arg_bytes(images: usize, buffers: usize, scalars: usize) -> Result<()> {
+    let bytes = images as u64 * 32 + buffers as u64 * 8 + scalars as u64 * 4;
     if bytes > MAX_ARG_BYTES as u64 {
-        bail!("{buffers} buffers and {scalars} scalars take {bytes} argument bytes, more than the limit of {MAX_ARG_BYTES} (MAX_ARG_BYTES)");
+        bail!("{images} images, {buffers} buffers and {scalars} scalars take {bytes} argument bytes, more than the limit of {MAX_ARG_BYTES} (MAX_ARG_BYTES)");
     }
     Ok(())
 }
@@ -200,9 +205,21 @@ fn footprint(bytes: u64) -> Option<u64> {
 
 /// Refuses buffers that, with the launch's argument block, cannot fit the device, before anything is
 /// allocated or filled (a buffer that takes the whole device would otherwise be filled for nothing).
-fn check_fits(device: &Device, buffers: &[String], specs: &[BufferSpec], arg_bytes: u64) -> Result<()> {
+fn check_fits(
+    device: &Device,
+    buffers: &[String],
+    specs: &[BufferSpec],
+    images: &[ImageArg],
+    arg_bytes: u64,
+) -> Result<()> {
     let capacity = device.arena.capacity();
     let mut total = footprint(arg_bytes).unwrap_or(u64::MAX);
+    for img in images {
+        total = footprint(img.layout.device_bytes()).and_then(|f| total.checked_add(f)).unwrap_or(u64::MAX);
+        if total > capacity {
+            bail!("--image `{}` needs {} bytes: with the images before it and the argument block, more than the device capacity of {capacity} bytes", img.text, img.layout.device_bytes());
+        }
+    }
     for (text, s) in buffers.iter().zip(specs) {
         let bytes = s.bytes(text)?;
         total = footprint(bytes).and_then(|f| total.checked_add(f)).unwrap_or(u64::MAX);
@@ -343,15 +360,20 @@ fn finish(r: Result<LaunchStats, LaunchError>) -> Result<LaunchStats> {
     finish_quiet(r)
 }
 
-/// The buffers and scalar arguments of `o`, parsed and checked against the limits, before any device exists.
-pub fn parse_inputs(o: &RunOptions) -> Result<(Vec<BufferSpec>, Vec<u32>)> {
+/// A kernel file's inputs as parsed: buffers, scalar arguments and images.
+pub type Inputs = (Vec<BufferSpec>, Vec<u32>, Vec<ImageArg>);
+
+/// The buffers, scalar arguments and images of `o`, parsed and checked against the limits, before any device
+/// exists.
+pub fn parse_inputs(o: &RunOptions) -> Result<Inputs> {
     let specs = o.buffers.iter().map(|b| parse_buffer(b)).collect::<Result<Vec<_>>>()?;
     let scalars = o.args.iter().map(|a| scalar(a, Elem::U32)).collect::<Result<Vec<_>>>()?;
-    check_arg_bytes(specs.len(), scalars.len())?;
+    let images = o.images.iter().map(|i| parse_image(i)).collect::<Result<Vec<_>>>()?;
+    check_arg_bytes(images.len(), specs.len(), scalars.len())?;
     for (text, s) in o.buffers.iter().zip(&specs) {
         s.bytes(text)?;
     }
-    Ok((specs, scalars))
+    Ok((specs, scalars, images))
 }
 
 /// A kernel file's launch as `run` sets it up: its buffers allocated and filled on a device, and the launch
@@ -362,6 +384,10 @@ pub struct PreparedLaunch {
     pub specs: Vec<BufferSpec>,
     /// Their device addresses.
     pub addrs: Vec<u64>,
+    /// The images, in `--image` order.
+    pub images: Vec<ImageArg>,
+    /// Their device addresses.
+    pub image_addrs: Vec<u64>,
     /// The launch configuration (arguments, grid, limits, engine and threads from the options).
     pub cfg: LaunchConfig,
 }
@@ -372,30 +398,45 @@ impl PreparedLaunch {
         for (s, &a) in self.specs.iter().zip(&self.addrs) {
             device.write_u32s(a, &fill(s)).map_err(|e| anyhow!(e))?;
         }
+        for (img, &a) in self.images.iter().zip(&self.image_addrs) {
+            write_texels(device, a, &img.layout, &img.texels())?;
+        }
         Ok(())
     }
 
-    /// Every buffer's words as they are now.
+    /// Every buffer's words as they are now, then every image's packed texels as words.
     pub fn read_all(&self, device: &Device) -> Result<Vec<Vec<u32>>> {
         let read = |(s, &a): (&BufferSpec, &u64)| device.read_u32s(a, s.count as usize).map_err(|e| anyhow!(e));
-        self.specs.iter().zip(&self.addrs).map(read).collect()
+        let mut out: Vec<Vec<u32>> = self.specs.iter().zip(&self.addrs).map(read).collect::<Result<_>>()?;
+        for (img, &a) in self.images.iter().zip(&self.image_addrs) {
+            let bytes = read_texels(device, a, &img.layout)?;
+            out.push(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect());
+        }
+        Ok(out)
     }
 }
 
 /// Allocates and fills the buffers of `inputs` (from [`parse_inputs`]) on `device`, checked to fit first, and
 /// builds the launch configuration `o` describes.
-pub fn prepare(device: &Device, o: &RunOptions, inputs: (Vec<BufferSpec>, Vec<u32>)) -> Result<PreparedLaunch> {
-    let (specs, scalars) = inputs;
-    check_fits(device, &o.buffers, &specs, specs.len() as u64 * 8 + scalars.len() as u64 * 4)?;
+/// The kernel arguments are the images' descriptors first (32 bytes each, so that `u.ld.b256 uN, u0, 32*i`
+/// loads image i), then the buffers' addresses, then the scalars.
+pub fn prepare(device: &Device, o: &RunOptions, inputs: Inputs) -> Result<PreparedLaunch> {
+    let (specs, scalars, images) = inputs;
+    let arg_bytes = images.len() as u64 * 32 + specs.len() as u64 * 8 + scalars.len() as u64 * 4;
+    check_fits(device, &o.buffers, &specs, &images, arg_bytes)?;
+    let image_addrs = upload_images(device, &images)?;
     let addrs = upload_buffers(device, &o.buffers, &specs)?;
+    let descriptors = images.iter().zip(&image_addrs).map(|(i, &a)| i.layout.descriptor(a));
+    let with_images = descriptors.fold(lanejit::KernelArgs::new(), |k, d| k.image(&d));
+    let with_addrs = addrs.iter().fold(with_images, |k, &a| k.ptr(a));
     let mut cfg = LaunchConfig {
         grid: o.grid.unwrap_or([1, 1, 1]),
         workgroup: o.wg,
-        args: examples::args(&addrs, &scalars),
+        args: scalars.iter().fold(with_addrs, |k, &s| k.u32(s)).into(),
         ..Default::default()
     };
     o.apply(&mut cfg);
-    Ok(PreparedLaunch { specs, addrs, cfg })
+    Ok(PreparedLaunch { specs, addrs, images, image_addrs, cfg })
 }
 
 /// `lanejit run FILE`: parses the buffers and arguments, launches (repeatedly with `--repeat`), prints or saves
@@ -403,8 +444,9 @@ pub fn prepare(device: &Device, o: &RunOptions, inputs: (Vec<BufferSpec>, Vec<u3
 pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
     let inputs = parse_inputs(o)?;
     let saves = parse_saves(&o.saves, inputs.0.len())?;
+    let image_saves = parse_image_saves(&o.image_saves, &inputs.2)?;
     let device = Device::new()?;
-    let PreparedLaunch { specs, addrs, cfg } = prepare(&device, o, inputs)?;
+    let PreparedLaunch { specs, addrs, images, image_addrs, cfg } = prepare(&device, o, inputs)?;
     if o.trace && o.repeat > 1 {
         bail!("--trace goes with one launch, not --repeat {}", o.repeat);
     }
@@ -424,6 +466,9 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
     for (i, path) in &saves {
         let words = device.read_u32s(addrs[*i], specs[*i].count as usize)?;
         crate::bufio::write_words(path, &words, specs[*i].elem)?;
+    }
+    for (i, path) in &image_saves {
+        save_image(path, &images[*i].layout, &read_texels(&device, image_addrs[*i], &images[*i].layout)?)?;
     }
     let shown = |s: &BufferSpec, a: u64| device.read_u32s(a, s.count.min(o.show as u64) as usize);
     if o.json {
@@ -456,6 +501,20 @@ pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
         for (i, (s, a)) in specs.iter().zip(&addrs).enumerate() {
             let words = device.read_u32s(*a, s.count as usize)?;
             println!("buffer {i} @ {a:#x}: {}", show(&words, s.elem, o.show));
+        }
+        for (i, (img, a)) in images.iter().zip(&image_addrs).enumerate() {
+            let saved: Vec<String> =
+                image_saves.iter().filter(|(j, _)| *j == i).map(|(_, p)| p.display().to_string()).collect();
+            let l = &img.layout;
+            let to = if saved.is_empty() { String::new() } else { format!(", saved to {}", saved.join(", ")) };
+            println!(
+                "image {i} @ {a:#x}: {} {} {}x{}x{}{to}",
+                img.text.split(':').next().unwrap_or(""),
+                l.dim.name(),
+                l.width,
+                l.height,
+                l.layers
+            );
         }
     }
     let stats = stats?;
@@ -508,8 +567,8 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
         .with_config(o.compile);
     let device = Device::new()?;
     let setup = (ex.setup)(&device, Size::Default).map_err(|e| anyhow!(e))?;
-    if !o.buffers.is_empty() || !o.args.is_empty() {
-        bail!("--buffer and --arg go with a kernel file; the bundled example `{name}` sets up its own");
+    if !o.buffers.is_empty() || !o.args.is_empty() || !o.images.is_empty() {
+        bail!("--buffer, --image and --arg go with a kernel file; the bundled example `{name}` sets up its own");
     }
     let mut cfg = setup.cfg;
     o.apply(&mut cfg);
@@ -524,6 +583,7 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
         bail!("--repeat goes with a kernel file; `lanejit bench --filter {name}` measures the bundled examples");
     }
     refuse_trace_with_check(o)?;
+    let pictures = crate::imageio::picture_paths(&setup.pictures, &o.image_saves, name)?;
     if o.json {
         let result = launch_with(&device, &kernel, &cfg, o.trace);
         let check = result.as_ref().ok().map(|_| (setup.check)(&device));
@@ -536,7 +596,9 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
             "check": match &check { Some(Ok(summary)) => format!("OK ({summary})"), Some(Err(e)) => format!("wrong answer: {e}"), None => "not run (trap)".into() },
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
-        findings_verdict(&finish_quiet(result)?)?;
+        let stats = finish_quiet(result)?;
+        crate::imageio::save_pictures(&device, &pictures)?;
+        findings_verdict(&stats)?;
         return check.unwrap_or(Ok(String::new())).map(drop).map_err(|e| Failed(format!("wrong answer: {e}")).into());
     }
     println!("example `{}`: {}", ex.name, ex.about);
@@ -544,6 +606,10 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
     print_findings(&stats);
     let summary = (setup.check)(&device).map_err(|e| Failed(format!("wrong answer: {e}")))?;
     println!("check: OK ({summary})");
+    for (p, path) in &pictures {
+        println!("picture: {} ({}x{} rgba8)", path.display(), p.width, p.height);
+    }
+    crate::imageio::save_pictures(&device, &pictures)?;
     report(&stats);
     findings_verdict(&stats)
 }

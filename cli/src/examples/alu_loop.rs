@@ -68,5 +68,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     let native = move || {
         run_all(n, black_box(iterations), &mut buf.borrow_mut());
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

@@ -41,5 +41,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     let native = move || {
         black_box(sum(black_box(&a)));
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

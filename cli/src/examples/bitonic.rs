@@ -50,5 +50,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
         w.copy_from_slice(&a);
         sort_segments(black_box(&mut w));
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

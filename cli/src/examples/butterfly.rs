@@ -104,5 +104,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
         butterflies(black_box(&x), &mut y);
         black_box(&mut *y);
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

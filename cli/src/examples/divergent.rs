@@ -47,5 +47,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
         let s: Vec<u32> = black_box(&a).iter().map(|&x| collatz_steps(x)).collect();
         black_box(s);
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

@@ -39,5 +39,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
             black_box(wave);
         }
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

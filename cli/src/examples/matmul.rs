@@ -70,5 +70,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     let native = move || {
         matmul(black_box(&a), black_box(&b), &mut c.borrow_mut(), n, k);
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

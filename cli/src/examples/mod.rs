@@ -7,12 +7,15 @@ mod alu_loop;
 mod atomic_reduce;
 mod ballot_count;
 mod bitonic;
+mod blur;
 mod butterfly;
 mod divergent;
 mod empty;
 mod histogram;
+mod imageref;
 mod matmul;
 mod reduce;
+mod resize;
 mod saxpy;
 mod scan;
 mod vadd;
@@ -42,6 +45,21 @@ pub struct Setup {
     pub check: Check,
     /// The same work in plain Rust (for the native-ratio column of `lanejit bench`).
     pub native: Box<dyn Fn()>,
+    /// Images worth looking at after the launch (`lanejit run` writes each as a PNG).
+    pub pictures: Vec<Picture>,
+}
+
+/// A 2d rgba8 image in device memory, rows packed, that `lanejit run` saves as `NAME.png`.
+#[derive(Clone, Copy, Debug)]
+pub struct Picture {
+    /// The file's stem.
+    pub name: &'static str,
+    /// Its device address.
+    pub addr: u64,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
 }
 
 /// A bundled example kernel.
@@ -77,6 +95,8 @@ pub fn all() -> Vec<&'static Example> {
         &butterfly::EXAMPLE,
         &ballot_count::EXAMPLE,
         &xorshift::EXAMPLE,
+        &resize::EXAMPLE,
+        &blur::EXAMPLE,
         &empty::EXAMPLE,
     ]
 }

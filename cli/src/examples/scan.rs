@@ -56,5 +56,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
         inclusive_scan(black_box(&x), &mut y.borrow_mut());
         black_box(&y);
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

@@ -35,5 +35,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
         let c: Vec<u32> = black_box(&a).iter().zip(black_box(&b)).map(|(x, y)| x.wrapping_add(*y)).collect();
         black_box(c);
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

@@ -53,5 +53,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
         wave_scans(black_box(&x), &mut y);
         black_box(&mut *y);
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }

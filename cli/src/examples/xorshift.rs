@@ -89,5 +89,5 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
         xorshifts(black_box(&x), black_box(k), &mut y);
         black_box(&mut *y);
     };
-    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native) })
+    Ok(Setup { cfg, check: Box::new(check), native: Box::new(native), pictures: Vec::new() })
 }
