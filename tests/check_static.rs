@@ -39,6 +39,17 @@ fn planted() -> Vec<(String, String)> {
         .collect()
 }
 
+/// The findings on an assembled source, with its lines.
+fn check_source(name: &str, src: &str) -> Vec<lanejit::static_check::Finding> {
+    let (p, lines) = lanejit_isa::assemble_with_lines(name, src).unwrap();
+    check(&p, Some(lines.as_slice()))
+}
+
+/// Each hazard's line and register.
+fn hazard_lines(f: &[lanejit::static_check::Finding]) -> Vec<(Option<usize>, Option<String>)> {
+    f.iter().filter(|f| f.kind.is_hazard()).map(|f| (f.at.line, f.reg.map(reg_name))).collect()
+}
+
 #[test]
 fn planted_kernels_give_exactly_their_hazards_and_fixed_twins_nothing() {
     let kernels = planted();
@@ -77,8 +88,7 @@ fn every_counter_kind_is_planted() {
 #[test]
 fn producers_of_both_paths_are_named_at_a_join() {
     let src = ".kernel two\n u.ld.b64 u4, u0, 0\n wait sm=0\n b.z u2, other\n ld.b32 v5, v0, u4, 0\n j join\nother:\n ld.b32 v5, v0, u4, 4\njoin:\n v.add v6, v5, v5\n end\n";
-    let (p, lines) = lanejit_isa::assemble_with_lines("two.s", src).unwrap();
-    let f = check(&p, Some(lines.as_slice()));
+    let f = check_source("two.s", src);
     assert_eq!(f.len(), 1, "{f:?}");
     let producers: Vec<Option<usize>> = f[0].producers.iter().map(|s| s.line).collect();
     assert_eq!(producers, [Some(5), Some(8)]);
@@ -89,9 +99,8 @@ fn producers_of_both_paths_are_named_at_a_join() {
 fn a_wait_that_covers_all_but_the_newest_n_is_honoured() {
     // Three loads, `wait vm=1`: the first two are complete, the third may not be.
     let src = ".kernel n\n u.ld.b64 u4, u0, 0\n wait sm=0\n ld.b32 v5, v0, u4, 0\n ld.b32 v6, v0, u4, 4\n ld.b32 v7, v0, u4, 8\n wait vm=1\n v.add v8, v5, v6\n v.add v9, v7, v7\n end\n";
-    let (p, lines) = lanejit_isa::assemble_with_lines("n.s", src).unwrap();
-    let f = check(&p, Some(lines.as_slice()));
-    let hazards: Vec<_> = f.iter().filter(|f| f.kind.is_hazard()).map(|f| (f.at.line, f.reg.map(reg_name))).collect();
+    let f = check_source("n.s", src);
+    let hazards = hazard_lines(&f);
     assert_eq!(hazards, [(Some(9), Some("v7".to_string()))]);
 }
 
@@ -101,8 +110,7 @@ fn a_wait_stronger_than_needed_is_a_note_with_its_weakest_safe_value() {
     // covers nothing that is read again: it could be dropped (vm=63). Each note holds with every other wait
     // in place (two notes may not both be taken).
     let src = ".kernel s\n u.ld.b64 u4, u0, 0\n wait sm=0\n ld.b32 v5, v0, u4, 0\n ld.b32 v6, v0, u4, 4\n wait vm=0\n v.add v8, v5, v5\n wait vm=0\n end\n";
-    let (p, lines) = lanejit_isa::assemble_with_lines("s.s", src).unwrap();
-    let f = check(&p, Some(lines.as_slice()));
+    let f = check_source("s.s", src);
     let notes: Vec<_> = f.iter().map(|f| (f.kind.name(), f.at.line, f.field)).collect();
     assert_eq!(
         notes,
@@ -120,10 +128,9 @@ fn a_wait_stronger_than_needed_is_a_note_with_its_weakest_safe_value() {
 fn a_loop_that_issues_more_operations_than_the_counter_holds_terminates() {
     // sm's maximum is 3: the loop issues uniform loads without end; the count saturates and the analysis ends.
     let src = ".kernel l\nloop:\n u.ld.b32 u4, u0, 0\n u.ld.b32 u5, u0, 4\n b.nz u2, loop\n wait sm=2\n u.add u6, u4, u4\n end\n";
-    let (p, lines) = lanejit_isa::assemble_with_lines("l.s", src).unwrap();
-    let f = check(&p, Some(lines.as_slice()));
+    let f = check_source("l.s", src);
     // After `wait sm=2` the two newest loads (u4's and u5's of the last iteration) may be outstanding.
-    let hazards: Vec<_> = f.iter().filter(|f| f.kind.is_hazard()).map(|f| (f.at.line, f.reg.map(reg_name))).collect();
+    let hazards = hazard_lines(&f);
     assert_eq!(hazards, [(Some(7), Some("u4".to_string()))]);
 }
 
