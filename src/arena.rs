@@ -13,6 +13,7 @@
 //! stores compile to plain moves on x86-64); guest data races are the guest's business, never host UB.
 
 mod access;
+mod defined;
 mod table;
 
 use crate::error::MemoryError;
@@ -128,6 +129,8 @@ struct State {
 pub struct Arena {
     map: MmapMut,
     state: Mutex<State>,
+    /// Which bytes hold a written value, once `track_defined` was called.
+    defined: defined::DefinedSlot,
 }
 
 impl std::fmt::Debug for Arena {
@@ -159,7 +162,7 @@ impl Arena {
             live: 0,
             next_id: 0,
         };
-        Ok(Arena { map, state: Mutex::new(state) })
+        Ok(Arena { map, state: Mutex::new(state), defined: Default::default() })
     }
 
     /// Its address space in bytes.
@@ -218,6 +221,7 @@ impl Arena {
             return Err(AllocError::Exhausted { wanted: size, largest_free, capacity });
         };
         let alloc = Alloc { addr: heap.base + a.offset as u64 * ALLOC_ALIGN, size, readonly };
+        self.mark_defined(alloc.addr, size, false);
         st.live += 1;
         st.next_id += 1;
         Ok(Entry { alloc, id: st.next_id, span: Span::Heap(a) })
@@ -261,6 +265,7 @@ impl Arena {
         st.live += 1;
         st.next_id += 1;
         let alloc = Alloc { addr, size, readonly };
+        self.mark_defined(addr, size, false);
         let id = st.next_id;
         st.table.insert(addr, Entry { alloc, id, span: Span::Fixed });
         st.snapshot = None;

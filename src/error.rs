@@ -82,4 +82,7 @@ pub enum ConfigError {
     /// The host refused to start worker threads.
     #[error("worker threads: {0}")]
     ThreadPool(String),
+    /// `Checks::buffers` on a device that does not track which of its bytes were written.
+    #[error("the buffers check needs a device that tracks its memory: call Device::track_uninit_memory before making the buffers")]
+    UntrackedMemory,
 }

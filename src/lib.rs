@@ -262,6 +262,13 @@ impl Device {
     pub fn with_capacity(bytes: u64) -> Result<Device, AllocError> {
         Ok(Device { arena: Arena::new(bytes)?, pool: std::sync::Mutex::default() })
     }
+    /// From now on, remember which bytes of device memory hold a written value, for the uninit checker's
+    /// `Checks::buffers`: a new buffer's bytes are undefined until the host writes them or a kernel stores to
+    /// them; buffers alive now count as written. A launch without the uninit checker counts every live byte as
+    /// written (it is not watched). Costs a bit per byte of address space, committed where touched.
+    pub fn track_uninit_memory(&self) -> Result<(), AllocError> {
+        self.arena.track_defined()
+    }
     /// A zeroed global buffer, alive until `free`d (or the device is dropped).
     pub fn alloc(&self, bytes: u64) -> Result<Alloc, AllocError> {
         self.arena.alloc(bytes, false)

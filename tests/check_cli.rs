@@ -90,3 +90,40 @@ fn bad_input_exits_2() {
     assert!(text(&out.stderr).contains("no kernel `nope`"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+fn dynamic(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/check_dyn").join(name).to_str().unwrap().to_string()
+}
+
+#[test]
+fn run_check_exits_1_on_a_finding_0_on_the_fixed_twin_and_2_on_an_unknown_checker() {
+    let out = lanejit(&["run", &dynamic("wait_vm.s"), "--buffer", "u32:32", "--check", "all"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("wait hazard: read of v6 at pc 0x18 (line 9)"), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("1 checker finding"), "{}", text(&out.stderr));
+    let out = lanejit(&["run", &dynamic("wait_vm_fixed.s"), "--buffer", "u32:32", "--check", "all", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["stats"]["findings"], serde_json::json!([]));
+    let out = lanejit(&["run", &dynamic("wait_vm.s"), "--buffer", "u32:32", "--check", "wait"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown check `wait`"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn run_check_buffers_reports_a_buffer_the_host_left_unwritten() {
+    let k = dynamic("uninit_buffer.s");
+    let out = lanejit(&["run", &k, "--buffer", "u32:32:uninit", "--check", "buffers", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let f = &v["stats"]["findings"][0];
+    assert_eq!(
+        (f["sink"].as_str(), f["register"].as_str(), f["line"].as_u64()),
+        (Some("kernel_output"), Some("v7"), Some(12))
+    );
+    // Written by the host (`zero`), or not watched (`all` leaves buffers out): nothing to report.
+    for (init, check) in [("u32:32", "all,buffers"), ("u32:32:uninit", "all")] {
+        let out = lanejit(&["run", &k, "--buffer", init, "--check", check]);
+        assert_eq!(out.status.code(), Some(0), "{init} {check}: {}{}", text(&out.stdout), text(&out.stderr));
+    }
+}

@@ -108,6 +108,7 @@ fn without_checks_nothing_is_reported_and_each_check_reports_only_its_own() {
             races: check != "race",
             barriers: check != "barrier",
             uninit: check != "uninit",
+            buffers: false,
         };
         assert!(launch(name, others, Engine::Interp).0.is_empty(), "{name} with only {others}");
     }

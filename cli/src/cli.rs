@@ -152,7 +152,7 @@ pub struct LaunchArgs {
     /// Workgroup size in threads, `x[,y[,z]]` (default: the kernel's .workgroup; at most 1024 threads).
     #[arg(long, value_parser = parse_workgroup)]
     pub wg: Option<[u32; 3]>,
-    /// A buffer `TYPE:COUNT[:INIT]` (TYPE u32|i32|f32; INIT zero|iota|const=V|rand=SEED|file=PATH) or
+    /// A buffer `TYPE:COUNT[:INIT]` (TYPE u32|i32|f32; INIT zero|uninit|iota|const=V|rand=SEED|file=PATH) or
     /// `TYPE:file=PATH` (a `.npy` array of that dtype, or raw little-endian words; the count is the file's); its
     /// address is appended to the kernel arguments (8 bytes each, in order).
     #[arg(long = "buffer")]
@@ -183,7 +183,9 @@ pub struct LaunchArgs {
     /// Run checkers, a comma-separated list of `waits` (a register used before the `wait` its load, store or
     /// transcendental op needs), `races` (shared-memory races between the waves of a workgroup), `barriers`
     /// (barriers under partial EXEC or skipped by some waves), `uninit` (a value nothing wrote reaching an
-    /// address, a branch, EXEC or a store), or `all`. A checking launch runs on the
+    /// address, a branch, EXEC or a store), `all` (those four), and, opt-in, `buffers` (uninit also for device
+    /// memory: bytes of a buffer the host never wrote, e.g. `--buffer u32:N:uninit` or an example's output,
+    /// count as undefined until the kernel stores to them). A checking launch runs on the
     /// interpreter, one workgroup at a time, whatever --engine says; each finding is a line (or an entry of
     /// `findings` with --json), and any finding exits 1.
     #[arg(long, value_parser = lanejit::check::Checks::parse)]

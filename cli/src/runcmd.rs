@@ -71,6 +71,8 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq)]
 enum Init {
     Zero,
+    /// Allocated and never written by the host: zero on this device, undefined to `--check buffers`.
+    Uninit,
     Iota,
     Const(u32),
     Rand(u64),
@@ -120,6 +122,7 @@ pub fn parse_buffer(s: &str) -> Result<BufferSpec> {
         .map_err(|_| anyhow!("buffer `{s}`: COUNT must be an integer in 0..={}", u64::MAX))?;
     let init = match parts.get(2).copied().unwrap_or("zero") {
         "zero" => Init::Zero,
+        "uninit" => Init::Uninit,
         "iota" => Init::Iota,
         i if i.starts_with("const=") => Init::Const(scalar(&i[6..], elem).map_err(|e| anyhow!("buffer `{s}`: {e}"))?),
         i if i.starts_with("rand=") => Init::Rand(
@@ -133,7 +136,7 @@ pub fn parse_buffer(s: &str) -> Result<BufferSpec> {
             }
             Init::File(words)
         }
-        i => bail!("buffer `{s}`: unknown initialiser `{i}` (zero, iota, const=V, rand=SEED, file=PATH)"),
+        i => bail!("buffer `{s}`: unknown initialiser `{i}` (zero, uninit, iota, const=V, rand=SEED, file=PATH)"),
     };
     Ok(BufferSpec { elem, count, init })
 }
@@ -146,7 +149,7 @@ fn fill(b: &BufferSpec) -> Vec<u32> {
         _ => i as u32,
     };
     match &b.init {
-        Init::Zero => vec![0; n],
+        Init::Zero | Init::Uninit => vec![0; n],
         Init::Iota => (0..n).map(num).collect(),
         Init::Const(v) => vec![*v; n],
         Init::Rand(seed) => examples::pseudo_random(*seed, n),
@@ -238,7 +241,7 @@ fn upload_buffers(device: &Device, buffers: &[String], specs: &[BufferSpec]) -> 
         let a = device.alloc(bytes.max(4)).map_err(|e| anyhow!("buffer `{text}` ({bytes} bytes): {e}"))?;
         addrs.push(a.addr);
     }
-    for (s, &a) in specs.iter().zip(&addrs) {
+    for (s, &a) in specs.iter().zip(&addrs).filter(|(s, _)| s.init != Init::Uninit) {
         device.write_u32s(a, &fill(s)).map_err(|e| anyhow!(e))?;
     }
     Ok(addrs)
@@ -393,7 +396,8 @@ pub struct PreparedLaunch {
 }
 
 impl PreparedLaunch {
-    /// Writes every buffer's initial contents again (each repetition of a benchmark starts from the same data).
+    /// Writes every buffer's initial contents again (each repetition of a benchmark starts from the same data;
+    /// an `uninit` buffer is zeroed, as it was when it was made).
     pub fn refill(&self, device: &Device) -> Result<()> {
         for (s, &a) in self.specs.iter().zip(&self.addrs) {
             device.write_u32s(a, &fill(s)).map_err(|e| anyhow!(e))?;
@@ -439,13 +443,23 @@ pub fn prepare(device: &Device, o: &RunOptions, inputs: Inputs) -> Result<Prepar
     Ok(PreparedLaunch { specs, addrs, images, image_addrs, cfg })
 }
 
+/// The device a run uses: tracking which bytes were written when `--check buffers` asks for it (before any
+/// buffer is made, so that every buffer the host leaves unwritten counts as undefined).
+fn new_device(o: &RunOptions) -> Result<Device> {
+    let device = Device::new()?;
+    if o.check.buffers {
+        device.track_uninit_memory()?;
+    }
+    Ok(device)
+}
+
 /// `lanejit run FILE`: parses the buffers and arguments, launches (repeatedly with `--repeat`), prints or saves
 /// the results.
 pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
     let inputs = parse_inputs(o)?;
     let saves = parse_saves(&o.saves, inputs.0.len())?;
     let image_saves = parse_image_saves(&o.image_saves, &inputs.2)?;
-    let device = Device::new()?;
+    let device = new_device(o)?;
     let PreparedLaunch { specs, addrs, images, image_addrs, cfg } = prepare(&device, o, inputs)?;
     if o.trace && o.repeat > 1 {
         bail!("--trace goes with one launch, not --repeat {}", o.repeat);
@@ -565,7 +579,7 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
     let kernel = Kernel::from_asm(&format!("examples/{}.s", ex.name), ex.source)
         .map_err(|e| anyhow!("{e}"))?
         .with_config(o.compile);
-    let device = Device::new()?;
+    let device = new_device(o)?;
     let setup = (ex.setup)(&device, Size::Default).map_err(|e| anyhow!(e))?;
     if !o.buffers.is_empty() || !o.args.is_empty() || !o.images.is_empty() {
         bail!("--buffer, --image and --arg go with a kernel file; the bundled example `{name}` sets up its own");

@@ -105,6 +105,7 @@ impl Arena {
         for (i, b) in tail.iter().enumerate() {
             unsafe { AtomicU8::from_ptr(self.at(tail_off + i)).store(*b, Relaxed) }
         }
+        self.mark_defined(DEVICE_BASE + off as u64, data.len() as u64, true);
     }
 
     /// The `out.len()` bytes at mapping offset `off` (bounded by the caller) into `out`, copied as in `copy_in`.

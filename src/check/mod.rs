@@ -15,7 +15,8 @@
 //! - **barriers**: a `barrier` reached under a partial EXEC, a wave that ends while the others of its
 //!   workgroup wait at a barrier, waves waiting at different barriers: a [`BarrierMisuse`].
 //! - **uninit**: a register lane or shared/private byte nothing (nor the ABI) wrote, reaching an address, a
-//!   branch, EXEC or a store: an [`UninitRead`].
+//!   branch, EXEC or a store: an [`UninitRead`]. With **buffers** (opt-in, on a device that tracks its
+//!   memory), device-memory bytes neither the host nor a kernel wrote count as undefined too.
 
 mod races;
 mod uninit;
@@ -40,18 +41,29 @@ pub struct Checks {
     pub barriers: bool,
     /// Values no instruction (nor the ABI) wrote, reaching an address, a branch, EXEC or a store.
     pub uninit: bool,
+    /// The uninit checker also watches device memory (implies `uninit`): bytes of a buffer neither the host nor
+    /// a kernel wrote are undefined. Opt-in, and the device must track its bytes from before the buffers are
+    /// made ([`Device::track_uninit_memory`](crate::Device::track_uninit_memory)); a launch asking for it on a
+    /// device that does not is refused (`ConfigError::UntrackedMemory`).
+    pub buffers: bool,
 }
 
 impl Checks {
-    /// Every checker.
-    pub const ALL: Checks = Checks { waits: true, races: true, barriers: true, uninit: true };
+    /// Every checker (`buffers`, which needs a device prepared for it, is opt-in on top).
+    pub const ALL: Checks = Checks { waits: true, races: true, barriers: true, uninit: true, buffers: false };
 
     /// No checker is on (the launch runs as without checks).
     pub fn is_empty(&self) -> bool {
         *self == Checks::default()
     }
 
-    /// A comma-separated list of `waits`, `races`, `barriers`, `uninit` (or `all`).
+    /// The uninit checker runs (asked for directly or through `buffers`).
+    pub fn uninit_on(&self) -> bool {
+        self.uninit || self.buffers
+    }
+
+    /// A comma-separated list of `waits`, `races`, `barriers`, `uninit`, `buffers` (or `all`, every one but
+    /// `buffers`).
     pub fn parse(text: &str) -> Result<Checks, String> {
         let mut c = Checks::default();
         for word in text.split(',').map(str::trim) {
@@ -59,9 +71,12 @@ impl Checks {
                 "waits" => c.waits = true,
                 "races" => c.races = true,
                 "barriers" => c.barriers = true,
-                "all" => c = Checks::ALL,
+                "all" => c = Checks { buffers: c.buffers, ..Checks::ALL },
                 "uninit" => c.uninit = true,
-                _ => return Err(format!("unknown check `{word}`; known: waits, races, barriers, uninit, all")),
+                "buffers" => (c.uninit, c.buffers) = (true, true),
+                _ => {
+                    return Err(format!("unknown check `{word}`; known: waits, races, barriers, uninit, buffers, all"))
+                }
             }
         }
         Ok(c)
@@ -70,8 +85,13 @@ impl Checks {
 
 impl fmt::Display for Checks {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let names =
-            [(self.waits, "waits"), (self.races, "races"), (self.barriers, "barriers"), (self.uninit, "uninit")];
+        let names = [
+            (self.waits, "waits"),
+            (self.races, "races"),
+            (self.barriers, "barriers"),
+            (self.uninit, "uninit"),
+            (self.buffers, "buffers"),
+        ];
         let on: Vec<&str> = names.iter().filter(|(on, _)| *on).map(|(_, n)| *n).collect();
         f.write_str(&on.join(","))
     }
@@ -106,6 +126,9 @@ pub enum UninitSink {
     StoreData,
     /// The data of a global store: a kernel output.
     KernelOutput,
+    /// The old value of a global atomic's memory (with `buffers`): device bytes nothing wrote, combined with the
+    /// data into a kernel output. The register named is the atomic's address.
+    AtomicMemory,
 }
 
 /// A register read where its value matters, in lanes where nothing (neither the kernel nor the ABI) wrote it:

@@ -54,12 +54,13 @@ pub(crate) struct RaceShadow {
     epoch: u32,
 }
 
-/// One lane's access to shared memory, as the interpreter performed it.
+/// One lane's memory access, as the interpreter performed it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LaneAccess {
-    /// Shared or private.
+    /// Its space (the race checker looks at shared accesses only).
     pub(crate) sp: lanejit_isa::Sp,
     pub(crate) lane: u32,
+    /// The offset in shared or the lane's private memory; the device address in global and constant memory.
     pub(crate) offset: u64,
     pub(crate) size: u32,
     pub(crate) write: bool,

@@ -6,10 +6,12 @@
 //!
 //! Propagation is per lane and conservative: a result lane is defined when every vector source is defined in that
 //! lane (in every lane, for cross-lane instructions) and every uniform source is defined; a load from shared or
-//! private memory is defined where all its bytes are; global and constant memory are always defined (the host
-//! filled them).
+//! private memory is defined where all its bytes are. Global and constant memory count as defined (the host
+//! filled them) unless the launch asks for `buffers`: then the device's own record of its written bytes
+//! (`Arena::track_defined`) decides, and a checked store updates it.
 
 use super::{Finding, Findings, LaneAccess, Site, UninitRead, UninitSink};
+use crate::arena::Arena;
 use lanejit_isa::{flag, Flow, Insn, RegFile, RegUse, Sp, LANES, UREGS, VREGS};
 
 const ALL_LANES: u32 = u32::MAX;
@@ -86,30 +88,20 @@ impl WaveDefined {
                     RegFile::U if !self.uniform(r) => lanes,
                     RegFile::U => 0,
                 };
-                if undefined == 0 {
-                    continue;
-                }
-                let file = if u.file == RegFile::V { "v" } else { "u" };
-                let reg = (u.file == RegFile::U) as u32 * 1000 + r as u32;
-                out.add((3, pc, reg, sink as u32), || {
-                    Finding::Uninit(UninitRead {
-                        sink,
-                        register: format!("{file}{r}"),
-                        pc,
-                        line: (site.lines)(pc),
-                        lanes: undefined,
-                        workgroup: site.workgroup,
-                        wave: site.wave,
-                        occurrences: 1,
-                    })
-                });
+                report(out, site, pc, sink, u.file, r, undefined);
             }
         }
     }
 
-    /// After `insn` ran with `exec` (its shared and private accesses in `log`): the definedness of what it wrote,
-    /// registers and memory.
-    pub(crate) fn after(&mut self, insn: &Insn, exec: u32, log: &[LaneAccess], memory: &mut MemoryDefined) {
+    /// After `insn` at `pc` ran with `exec` (its logged accesses in `log`): the definedness of what it wrote,
+    /// registers and memory. A global atomic on device bytes nothing wrote is reported here.
+    pub(crate) fn after(
+        &mut self,
+        (pc, insn, exec): (u32, &Insn, u32),
+        log: &[LaneAccess],
+        memory: &mut MemoryDefined,
+        (site, out): (&Site, &mut Findings),
+    ) {
         let info = insn.id().info();
         let uses = insn.reg_uses();
         let data = info.access.map(|a| a.data).or(info.image.map(|a| a.data));
@@ -132,7 +124,13 @@ impl WaveDefined {
         }
         // A load's result is what memory held (an atomic's, the old value), read before the store part.
         let loads = info.flags.has(flag::LD);
-        let result_lanes = if loads { memory.loaded(log, insn.mem_space()) } else { lanes_ok };
+        let result_lanes = if loads { memory.loaded(log) } else { lanes_ok };
+        if loads && info.flags.has(flag::ST) && insn.mem_space() == Some(Sp::Global) {
+            let address = uses.as_slice().iter().find(|u| u.read > 0 && Some(u.operand) != data);
+            if let Some(a) = address {
+                report(out, site, pc, UninitSink::AtomicMemory, a.file, a.first, !result_lanes);
+            }
+        }
         if info.flags.has(flag::ST) {
             memory.store(log, lanes_ok & if loads { result_lanes } else { ALL_LANES });
         }
@@ -156,6 +154,27 @@ impl WaveDefined {
     }
 }
 
+/// Reports register `r` of `file` reaching `sink` at `pc` undefined in `lanes` (nothing when none).
+fn report(out: &mut Findings, site: &Site, pc: u32, sink: UninitSink, file: RegFile, r: u8, lanes: u32) {
+    if lanes == 0 {
+        return;
+    }
+    let name = if file == RegFile::V { "v" } else { "u" };
+    let reg = (file == RegFile::U) as u32 * 1000 + r as u32;
+    out.add((3, pc, reg, sink as u32), || {
+        Finding::Uninit(UninitRead {
+            sink,
+            register: format!("{name}{r}"),
+            pc,
+            line: (site.lines)(pc),
+            lanes,
+            workgroup: site.workgroup,
+            wave: site.wave,
+            occurrences: 1,
+        })
+    });
+}
+
 /// The lanes whose values an instruction uses: EXEC when it is lane-masked or reads EXEC (compares, reductions
 /// and scans act on the active lanes), else all. A shuffle may still read an inactive lane's value: not
 /// reported (a miss, never a false report).
@@ -167,9 +186,12 @@ fn acting_lanes(insn: &Insn, exec: u32) -> u32 {
     }
 }
 
-/// Which shared bytes of the workgroup, and private bytes of each wave's lanes, hold a written value.
+/// Which shared bytes of the workgroup, and private bytes of each wave's lanes, hold a written value; and the
+/// device memory whose record is consulted, when the launch checks buffers.
 #[derive(Debug, Default)]
-pub(crate) struct MemoryDefined {
+pub(crate) struct MemoryDefined<'a> {
+    /// The device memory, when the launch asks for `buffers`.
+    device: Option<&'a Arena>,
     shared: Vec<bool>,
     /// Every wave's private bytes: per wave `LANES` areas of `private_bytes`.
     private: Vec<bool>,
@@ -178,7 +200,12 @@ pub(crate) struct MemoryDefined {
     pub(crate) wave: usize,
 }
 
-impl MemoryDefined {
+impl<'a> MemoryDefined<'a> {
+    /// Nothing written yet; `device` is the device memory whose record counts when buffers are checked.
+    pub(crate) fn new(device: Option<&'a Arena>) -> Self {
+        MemoryDefined { device, ..MemoryDefined::default() }
+    }
+
     /// A new workgroup of `waves` waves: nothing written.
     pub(crate) fn start(&mut self, shared_bytes: usize, private_bytes: usize, waves: usize) {
         self.shared.clear();
@@ -191,6 +218,7 @@ impl MemoryDefined {
     fn bytes(&mut self, a: &LaneAccess) -> &mut [bool] {
         let (area, base) = match a.sp {
             Sp::Shared => (&mut self.shared, 0),
+            // Only shared and private accesses come here.
             _ => (&mut self.private, (self.wave * LANES + a.lane as usize) * self.private_bytes),
         };
         let lo = (base + a.offset as usize).min(area.len());
@@ -201,18 +229,24 @@ impl MemoryDefined {
     fn store(&mut self, log: &[LaneAccess], defined_lanes: u32) {
         for a in log.iter().filter(|a| a.write) {
             let defined = defined_lanes >> a.lane & 1 != 0;
-            self.bytes(a).fill(defined);
+            match (a.sp, self.device) {
+                (Sp::Shared | Sp::Private, _) => self.bytes(a).fill(defined),
+                (Sp::Global | Sp::Constant, Some(device)) => device.mark_defined(a.offset, a.size as u64, defined),
+                (Sp::Global | Sp::Constant, None) => {}
+            }
         }
     }
 
-    /// The lanes whose load read only defined bytes (all lanes for global and constant memory).
-    fn loaded(&mut self, log: &[LaneAccess], space: Option<Sp>) -> u32 {
-        if !matches!(space, Some(Sp::Shared | Sp::Private)) {
-            return ALL_LANES;
-        }
+    /// The lanes whose load read only defined bytes (device bytes count as defined unless buffers are checked).
+    fn loaded(&mut self, log: &[LaneAccess]) -> u32 {
         let mut lanes = ALL_LANES;
-        for a in log {
-            if !self.bytes(a).iter().all(|&d| d) {
+        for a in log.iter().filter(|a| !a.write || a.atomic) {
+            let defined = match (a.sp, self.device) {
+                (Sp::Shared | Sp::Private, _) => self.bytes(a).iter().all(|&d| d),
+                (Sp::Global | Sp::Constant, Some(device)) => device.is_defined(a.offset, a.size as u64) != Some(false),
+                (Sp::Global | Sp::Constant, None) => true,
+            };
+            if !defined {
                 lanes &= !(1 << a.lane);
             }
         }

@@ -11,7 +11,7 @@ use crate::check::{BarrierKind, BarrierMisuse, Checks, Finding, Findings, RaceSh
 use crate::check::{LaneAccess, Site};
 use crate::check::{MemoryDefined, WaveDefined};
 use crate::wavemem::WaveMemory;
-use crate::{Device, Kernel, LaunchConfig};
+use crate::{ConfigError, Device, Kernel, LaunchConfig};
 use lanejit_interp::{step, Ctx, Flow, HostRegion, MemFault, Memory, Trap, TrapKind, WaveEnv, WaveState, LANES};
 use lanejit_isa::Sp;
 use std::sync::atomic::Ordering::Relaxed;
@@ -19,6 +19,12 @@ use std::sync::atomic::Ordering::Relaxed;
 /// Runs `kernel` over `cfg.grid` with the checkers `cfg.check` names; the findings are in the stats (also
 /// those of a launch that trapped).
 pub(crate) fn launch_checked(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
+    if cfg.check.buffers && !device.arena.tracks_defined() {
+        return Err(LaunchError::Config(ConfigError::UntrackedMemory));
+    }
+    if !cfg.check.buffers {
+        device.arena.define_all_live();
+    }
     let cx = prepare(device, kernel, cfg)?;
     let count = workgroup_count(cfg.grid);
     let mut run = CheckedRun::new(&cx, cfg.check);
@@ -50,8 +56,9 @@ struct CheckedRun<'c, 'a> {
     shadow: RaceShadow,
     /// Per wave: its defined register lanes (the uninit checker).
     defined: Vec<WaveDefined>,
-    /// The defined shared and private bytes (the uninit checker).
-    memory_defined: MemoryDefined,
+    /// The defined shared and private bytes, and device memory's record when buffers are checked (the uninit
+    /// checker).
+    memory_defined: MemoryDefined<'a>,
     /// The shared-memory accesses of the instruction being executed.
     log: Vec<LaneAccess>,
     /// Per wave: the barrier it waits at (`None`: running or ended).
@@ -77,7 +84,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
             private: vec![0; cx.private_bytes as usize * LANES * n],
             shadow: RaceShadow::default(),
             defined: vec![WaveDefined::default(); n],
-            memory_defined: MemoryDefined::default(),
+            memory_defined: MemoryDefined::new(checks.buffers.then_some(&cx.device.arena)),
             log: Vec::new(),
             at_barrier: vec![None; n],
             ended: Vec::new(),
@@ -205,7 +212,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         if self.checks.waits {
             self.waits[wi].before(pc, &insn, exec, &site, &mut self.findings);
         }
-        if self.checks.uninit {
+        if self.checks.uninit_on() {
             self.defined[wi].before(pc, &insn, exec, &site, &mut self.findings);
         }
         self.log.clear();
@@ -220,7 +227,8 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
                 private_bytes: cx.private_bytes as u64,
             },
             log: &mut self.log,
-            on: self.checks.races || self.checks.uninit,
+            local: self.checks.races || self.checks.uninit_on(),
+            device: self.checks.buffers,
         };
         let flow = step(&mut Ctx { w, mem: &mut mem, env: &env, pc, len, code_len: code.len_bytes() }, &insn)?;
         w.retired += 1;
@@ -238,9 +246,10 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         if self.checks.races && !self.log.is_empty() {
             self.shadow.record(wi as u32, pc, lines(pc), &self.log, wg_id, &mut self.findings);
         }
-        if self.checks.uninit {
+        if self.checks.uninit_on() {
             self.memory_defined.wave = wi;
-            self.defined[wi].after(&insn, exec, &self.log, &mut self.memory_defined);
+            let site = Site { workgroup: wg_id, wave: wi as u32, lines: &lines };
+            self.defined[wi].after((pc, &insn, exec), &self.log, &mut self.memory_defined, (&site, &mut self.findings));
         }
         Ok(flow)
     }
@@ -268,17 +277,24 @@ impl Drop for CheckedRun<'_, '_> {
     }
 }
 
-/// A wave's memory that also logs every shared- and private-memory access it performs (for the race and uninit
-/// checkers).
+/// A wave's memory that also logs the shared- and private-memory accesses it performs (for the race and uninit
+/// checkers), and the device-memory ones when buffers are checked.
 struct Recording<'m, 'l> {
     inner: WaveMemory<'m>,
     log: &'l mut Vec<LaneAccess>,
-    on: bool,
+    /// Log shared and private accesses.
+    local: bool,
+    /// Log global and constant accesses.
+    device: bool,
 }
 
 impl Recording<'_, '_> {
     fn note(&mut self, sp: Sp, lane: usize, addr: u64, size: u32, write: bool, atomic: bool) {
-        if self.on && matches!(sp, Sp::Shared | Sp::Private) {
+        let on = match sp {
+            Sp::Shared | Sp::Private => self.local,
+            Sp::Global | Sp::Constant => self.device,
+        };
+        if on {
             self.log.push(LaneAccess { sp, lane: lane as u32, offset: addr, size, write, atomic });
         }
     }

@@ -242,6 +242,9 @@ pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<La
     if !cfg.check.is_empty() {
         return checked::launch_checked(device, kernel, cfg);
     }
+    // Nothing watches what this launch writes: the uninit checker's tracking of device memory (if on) counts
+    // all of it as defined.
+    device.arena.define_all_live();
     if cfg.engine == Engine::Jit {
         kernel.jit_ready().map_err(LaunchError::Compile)?;
     }
@@ -310,6 +313,7 @@ pub fn launch_traced(
     cfg: &LaunchConfig,
     tracer: &mut dyn Tracer,
 ) -> Result<LaunchStats, LaunchError> {
+    device.arena.define_all_live();
     let cx = prepare(device, kernel, cfg)?;
     let count = workgroup_count(cfg.grid);
     let mut worker = Worker::new(&cx);

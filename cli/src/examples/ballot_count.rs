@@ -28,7 +28,7 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     let a = pseudo_random(13, n);
     let want = odd_count(&a);
     let pa = upload(d, &a)?;
-    let count = d.alloc(4).map_err(|e| e.to_string())?.addr;
+    let count = upload(d, &[0])?; // the atomics add to it: written, not left as the allocation's zeros (--check buffers)
     let cfg = LaunchConfig {
         grid: [n.div_ceil(WG) as u32, 1, 1],
         args: args(&[pa, count], &[n as u32]),

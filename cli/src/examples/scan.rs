@@ -37,7 +37,9 @@ fn setup(d: &Device, size: Size) -> Result<Setup, String> {
     let alloc = |bytes: usize| d.alloc(bytes as u64).map(|a| a.addr).map_err(|e| e.to_string());
     let py = alloc(n * 4)?;
     let grid = n.div_ceil(WG * k);
-    let (bsum, counter) = (alloc(grid * 4)?, alloc(4)?);
+    // The counter is written, not left as the allocation's zeros: the kernel's atomic reads it (device memory a
+    // GPU allocator hands out holds garbage; `--check buffers` reports relying on it).
+    let (bsum, counter) = (alloc(grid * 4)?, upload(d, &[0])?);
     let cfg = LaunchConfig {
         grid: [grid as u32, 1, 1],
         args: args(&[px, py, bsum, counter], &[n as u32, k as u32]),
