@@ -190,4 +190,6 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (152, "lower/mem/image.rs:unorm8", "an inline rgba8 load multiplies by 1/255 instead of dividing by 255"),
     (153, "lower/mem/image.rs:store_lanes", "an inline image store goes lanes descending (the lowest lane wins a texel)"),
     (154, "runtime/mod.rs:cache_image_window", "an image's cached window spans the whole region (a texel may start at its end)"),
+    (156, "lower/mod.rs:emit_ops", "an instruction other than f32 arithmetic reads f32 results with their host NaN payloads"),
+    (157, "fx/regs.rs:set_v_float", "masked f32 arithmetic blends in results with their host NaN payloads"),
 ];

@@ -46,6 +46,7 @@ impl Fx<'_> {
     /// `lanes`: the block has instructions that write vector registers (blocks of uniform and control
     /// instructions skip the masks).
     pub fn begin_variant(&mut self, full_exec: bool, lanes: bool) {
+        self.forget_raw_nans();
         self.full_exec = full_exec;
         self.exec_lanes = None;
         if !full_exec && lanes {

@@ -66,6 +66,8 @@ pub struct Fx<'a> {
     /// Registers written since the block began (stored at every exit from it).
     dirty_v: Vec<bool>,
     dirty_u: Vec<bool>,
+    /// Registers holding f32 arithmetic results whose NaNs still have the host's payloads (`set_v_float`).
+    raw_v: Vec<bool>,
     // --- EXEC (`lanes.rs`).
     exec: Variable,
     /// The block being emitted runs with EXEC = all lanes (no blending needed).
@@ -142,6 +144,7 @@ impl<'a> Fx<'a> {
             restart,
             dirty_v: vec![false; VREGS],
             dirty_u: vec![false; UREGS],
+            raw_v: vec![false; VREGS],
             self_loop: None,
             fcsr_plain: false,
             exec_lanes: None,

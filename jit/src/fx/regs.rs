@@ -2,7 +2,9 @@
 //! (blended in the masked variant), tracked as changed (dirty) and stored at every way out of the block.
 
 use super::{flags, u_offset, v_offset, BlockRegs, Fx, Vec32, VECS};
-use cranelift_codegen::ir::{types::*, InstBuilder, Value};
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{types::*, InstBuilder, MemFlagsData, Value};
+use lanejit_interp::fp::F32_QNAN;
 use lanejit_isa::{UReg, VReg, UREGS, VREGS};
 
 impl Fx<'_> {
@@ -16,12 +18,16 @@ impl Fx<'_> {
         self.uvars[r].is_some()
     }
 
-    /// Stores the cached registers among `vs`/`us`.
+    /// Stores the cached registers among `vs`/`us` (with canonical NaNs: the state always holds them).
     pub(super) fn store_regs(&mut self, vs: &[usize], us: &[usize]) {
         for &r in vs {
             if let Some(vars) = self.vvars[r] {
                 for (k, var) in vars.iter().enumerate() {
                     let x = self.b.use_var(*var);
+                    // Stores inside a run of f32 arithmetic come only from a runtime call for one of its
+                    // instructions, which reads these registers as f32 sources and leaves them dirty (stored again
+                    // where the block ends): no guest-visible difference, but the state never holds raw NaNs.
+                    let x = if self.raw_v[r] { self.canonical_nans(x) } else { x };
                     self.b.ins().store(flags(), x, self.state, v_offset(r, k));
                 }
             }
@@ -102,8 +108,69 @@ impl Fx<'_> {
     }
 
     pub fn v(&mut self, r: VReg) -> Vec32 {
+        if self.raw_v[r.idx()] {
+            self.settle(r.idx());
+        }
+        self.v_float(r)
+    }
+
+    /// Register `r` as a source of f32 arithmetic whose result is a NaN whenever a source is one (add, sub,
+    /// mul, div, fma, sqrt): its NaNs may still carry the host's payloads (`set_v_float`), which such a result
+    /// cannot show once it is made canonical itself.
+    pub fn v_float(&mut self, r: VReg) -> Vec32 {
         let vars = self.vvars[r.idx()].expect("kernel register scan covers every named register");
         vars.map(|v| self.b.use_var(v))
+    }
+
+    /// Writes f32 arithmetic results (I32X4 bits) whose NaNs are not canonical yet. In the full-EXEC variant
+    /// they stay so while only f32 arithmetic reads them (a chain of fmas pays for one canonicalisation, not
+    /// one per link); any other reader, a store to the state and the end of the segment make them canonical
+    /// (`v`, `store_regs`, `settle_nans`). In the masked variant the inactive lanes keep arbitrary bits, so the
+    /// results are made canonical before the blend.
+    pub fn set_v_float(&mut self, r: VReg, x: Vec32) {
+        if self.full_exec() {
+            self.set_v_all(r, x);
+            self.raw_v[r.idx()] = true;
+        } else {
+            // Mutant 157: the masked variant blends in the host's NaN payloads.
+            let x = if crate::mutants::active(157) { x } else { x.map(|s| self.canonical_nans(s)) };
+            self.set_v(r, x);
+        }
+    }
+
+    /// Makes every register's NaNs canonical (before an instruction other than f32 arithmetic, and where a
+    /// segment ends).
+    pub fn settle_nans(&mut self) {
+        for r in 0..VREGS {
+            if self.raw_v[r] {
+                self.settle(r);
+            }
+        }
+    }
+
+    fn settle(&mut self, r: usize) {
+        let vars = self.vvars[r].expect("only named registers are written");
+        for var in vars {
+            let x = self.b.use_var(var);
+            let x = self.canonical_nans(x);
+            self.b.def_var(var, x);
+        }
+        self.raw_v[r] = false;
+    }
+
+    /// f32 bits with every NaN replaced by the canonical 0x7fc00000 (the host keeps payloads and quiets
+    /// signalling NaNs instead).
+    pub fn canonical_nans(&mut self, bits: Value) -> Value {
+        let f = self.b.ins().bitcast(F32X4, MemFlagsData::new(), bits);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+        let q = self.kvec(F32_QNAN);
+        self.b.ins().bitselect(nan, q, bits)
+    }
+
+    /// No register holds NaNs to make canonical (at the start of a block variant).
+    pub(super) fn forget_raw_nans(&mut self) {
+        debug_assert!(!self.raw_v.iter().any(|&r| r), "a segment ends with canonical NaNs");
+        self.raw_v.fill(false);
     }
 
     /// Writes a vector register under EXEC (blending unless the block runs with a full EXEC).
@@ -114,6 +181,7 @@ impl Fx<'_> {
 
     /// Writes every lane, ignoring EXEC.
     pub fn set_v_all(&mut self, r: VReg, x: Vec32) {
+        self.raw_v[r.idx()] = false;
         let vars = self.vvars[r.idx()].expect("kernel register scan covers every named register");
         for k in 0..VECS {
             self.b.def_var(vars[k], x[k]);

@@ -352,6 +352,10 @@ fn emit_ops(fx: &mut Fx, block: &Block, range: std::ops::Range<usize>, next: Opt
     fx.note_block_exec();
     for (i, op) in block.ops[range].iter().enumerate() {
         let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads };
+        // Mutant 156: other instructions read the host's NaN payloads.
+        if !vfloat::reads_raw_nans(&op.insn) && !crate::mutants::active(156) {
+            fx.settle_nans();
+        }
         fx.begin_insn(op.insn);
         let before = fx.b.func.dfg.num_insts();
         let lowered = lower_op(fx, &op.insn, &site);
@@ -368,6 +372,8 @@ fn emit_ops(fx: &mut Fx, block: &Block, range: std::ops::Range<usize>, next: Opt
             Lowered::Terminated => return,
         }
     }
+    // Every segment ends with canonical NaNs (the next one starts with none pending: `Fx::begin_variant`).
+    fx.settle_nans();
     fx.count(block_len);
     if let Some(next) = next {
         fx.b.ins().jump(next, &[]);

@@ -139,6 +139,27 @@ pub fn lower(fx: &mut Fx, i: &VfloatInsn, site: &Site) -> Lowered {
     }
 }
 
+/// The instructions whose lowering reads f32 sources as they are, NaN payloads and all (`Fx::v_float`): f32
+/// arithmetic gives a NaN whenever a source is one, and makes that NaN canonical itself (or, with sat, +0).
+/// Before any other instruction the registers' NaNs are made canonical.
+pub fn reads_raw_nans(insn: &lanejit_isa::Insn) -> bool {
+    use VfloatInsn::*;
+    let lanejit_isa::Insn::Vfloat(i) = insn else { return false };
+    matches!(
+        i,
+        FAddF32 { .. }
+            | FSubF32 { .. }
+            | FMulF32 { .. }
+            | FDivF32 { .. }
+            | FFmaF32 { .. }
+            | FSqrtF32 { .. }
+            | FAddKF32 { .. }
+            | FMulKF32 { .. }
+            | FFmaKF32 { .. }
+            | FFmaKaF32 { .. }
+    )
+}
+
 /// The fcsr bits that select the host's own float behaviour when zero: rm = rne, no f32 flush.
 fn plain_bits() -> u32 {
     lanejit_isa::float_mode::FRM.union(lanejit_isa::float_mode::FTZ32).fcsr_mask()

@@ -8,7 +8,7 @@
 use crate::fx::{Fx, Vec32};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types::*, InstBuilder, MemFlagsData, Value};
-use lanejit_interp::fp::{F32_BELOW_ONE, F32_QNAN};
+use lanejit_interp::fp::F32_BELOW_ONE;
 use lanejit_isa::{SignOp, VReg};
 
 const SIGN: u32 = 0x8000_0000;
@@ -96,10 +96,8 @@ impl EmitMods for Mods {
 
 /// Every NaN becomes 0x7fc00000 (the host keeps payloads and quiets signalling NaNs instead).
 fn canon(fx: &mut Fx, f: Value) -> Value {
-    let nan = fx.b.ins().fcmp(FloatCC::Unordered, f, f);
     let bits = to_i(fx, f);
-    let q = fx.kvec(F32_QNAN);
-    fx.b.ins().bitselect(nan, q, bits)
+    fx.canonical_nans(bits)
 }
 
 /// sat: NaN, negatives and -0 give +0, above 1.0 gives 1.0 (ordered compares are false on NaN, and -0 > +0 is
@@ -116,6 +114,25 @@ fn saturate(fx: &mut Fx, f: Value) -> Value {
         return x;
     }
     fx.b.ins().bitselect(pos, x, zero)
+}
+
+/// rd = f(the k-th slice of every source) for f32 arithmetic (`f` gives the F32X4 result, a NaN whenever a
+/// source is one): saturated with `sat`, else written with its NaNs as the host left them, to be made canonical
+/// when something other than f32 arithmetic reads them (`Fx::set_v_float`).
+fn arith<const N: usize>(fx: &mut Fx, rd: VReg, srcs: [Vec32; N], sat: bool, f: impl Fn(&mut Fx, [Value; N]) -> Value) {
+    let d: Vec32 = std::array::from_fn(|k| {
+        let r = f(fx, srcs.map(|s| s[k]));
+        if sat {
+            saturate(fx, r)
+        } else {
+            to_i(fx, r)
+        }
+    });
+    if sat {
+        fx.set_v(rd, d);
+    } else {
+        fx.set_v_float(rd, d);
+    }
 }
 
 /// rd = f(the k-th slice of every source), one slice at a time.
@@ -172,56 +189,59 @@ fn min_max(fx: &mut Fx, a: Value, b: Value, want_max: bool) -> Value {
     to_f(fx, r)
 }
 
-/// f.add/sub/mul/div/min/max.f32 with modifiers and sat.
+/// f.add/sub/mul/div/min/max.f32 with modifiers and sat. min and max return a source bit for bit, so they
+/// read canonical NaNs; the others make any NaN canonical themselves (later, `arith`).
 pub fn bin(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: VReg, m: Mods, op: Bin) {
-    let srcs = [fx.v(rs1), fx.v(rs2)];
-    lanewise(fx, rd, srcs, |fx, [a, b]| {
+    if matches!(op, Bin::Min | Bin::Max) {
+        let srcs = [fx.v(rs1), fx.v(rs2)];
+        return lanewise(fx, rd, srcs, |fx, [a, b]| {
+            let (a, b) = (m.src(fx, 0, a), m.src(fx, 1, b));
+            let r = op.emit(fx, a, b);
+            m.finish(fx, r)
+        });
+    }
+    let srcs = [fx.v_float(rs1), fx.v_float(rs2)];
+    arith(fx, rd, srcs, m.sat, |fx, [a, b]| {
         let (a, b) = (m.src(fx, 0, a), m.src(fx, 1, b));
-        let r = op.emit(fx, a, b);
-        m.finish(fx, r)
+        op.emit(fx, a, b)
     });
 }
 
 /// f.fma.f32: one rounding (vfmadd with has_fma; otherwise Cranelift calls libm fmaf, also correctly rounded).
 pub fn fma(fx: &mut Fx, rd: VReg, rs: [VReg; 3], m: Mods) {
-    let srcs = rs.map(|r| fx.v(r));
-    lanewise(fx, rd, srcs, |fx, [a, b, c]| {
+    let srcs = rs.map(|r| fx.v_float(r));
+    arith(fx, rd, srcs, m.sat, |fx, [a, b, c]| {
         let (a, b, c) = (m.src(fx, 0, a), m.src(fx, 1, b), m.src(fx, 2, c));
         let (x, y, z) = (to_f(fx, a), to_f(fx, b), to_f(fx, c));
-        let r = fx.b.ins().fma(x, y, z);
-        m.finish(fx, r)
+        fx.b.ins().fma(x, y, z)
     });
 }
 
 pub fn sqrt(fx: &mut Fx, rd: VReg, rs1: VReg, m: Mods) {
-    let srcs = [fx.v(rs1)];
-    lanewise(fx, rd, srcs, |fx, [a]| {
+    let srcs = [fx.v_float(rs1)];
+    arith(fx, rd, srcs, m.sat, |fx, [a]| {
         let a = m.src(fx, 0, a);
         let x = to_f(fx, a);
-        let r = fx.b.ins().sqrt(x);
-        m.finish(fx, r)
+        fx.b.ins().sqrt(x)
     });
 }
 
 /// f.add.k / f.mul.k: s1 op literal.
 pub fn bin_k(fx: &mut Fx, rd: VReg, rs1: VReg, imm: u32, op: Bin) {
+    debug_assert!(matches!(op, Bin::Add | Bin::Mul), "the literal forms are add and mul");
     let k = fx.kvec(imm);
-    let srcs = [fx.v(rs1)];
-    lanewise(fx, rd, srcs, |fx, [a]| {
-        let r = op.emit(fx, a, k);
-        PLAIN.finish(fx, r)
-    });
+    let srcs = [fx.v_float(rs1)];
+    arith(fx, rd, srcs, false, |fx, [a]| op.emit(fx, a, k));
 }
 
 /// f.fma.k: d = s1 * k + d; f.fma.ka (`horner`): d = d * s1 + k (d the old rd).
 pub fn fma_k(fx: &mut Fx, rd: VReg, rs1: VReg, imm: u32, horner: bool) {
     let k = fx.kvec(imm);
-    let srcs = [fx.v(rs1), fx.v(rd)];
-    lanewise(fx, rd, srcs, |fx, [a, d]| {
+    let srcs = [fx.v_float(rs1), fx.v_float(rd)];
+    arith(fx, rd, srcs, false, |fx, [a, d]| {
         let (x, y, z) = if horner { (d, a, k) } else { (a, k, d) };
         let (x, y, z) = (to_f(fx, x), to_f(fx, y), to_f(fx, z));
-        let r = fx.b.ins().fma(x, y, z);
-        PLAIN.finish(fx, r)
+        fx.b.ins().fma(x, y, z)
     });
 }
 
