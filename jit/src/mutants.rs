@@ -192,4 +192,5 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (154, "runtime/mod.rs:cache_image_window", "an image's cached window spans the whole region (a texel may start at its end)"),
     (156, "lower/mod.rs:emit_ops", "an instruction other than f32 arithmetic reads f32 results with their host NaN payloads"),
     (157, "fx/regs.rs:set_v_float", "masked f32 arithmetic blends in results with their host NaN payloads"),
+    (159, "lower/mod.rs:emit_segment", "quick code runs blocks entered with a partial EXEC as full-EXEC ones (no blend)"),
 ];

@@ -222,9 +222,6 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     let segments = segments(block);
     for (s, range) in segments.iter().enumerate() {
         let next = (s + 1 < segments.len()).then(|| fx.b.create_block());
-        if s > 0 && fx.tier() == Tier::Quick {
-            leave_unless_full(fx, block, range.start);
-        }
         emit_segment(fx, block, range.clone(), next, writes_lanes, heads);
         if let Some(next) = next {
             fx.b.switch_to_block(next);
@@ -248,26 +245,9 @@ fn segments(block: &Block) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-/// Quick code has only the full-EXEC variant: when an EXEC write inside the block left some lanes out, the
-/// rest of the block (from `at`) goes to the interpreter, its steps given back.
-fn leave_unless_full(fx: &mut Fx, block: &Block, at: usize) {
-    let exec = fx.exec_val();
-    let partial = fx.b.ins().icmp_imm_s(IntCC::NotEqual, exec, 0xffff_ffffi64);
-    let (out, run) = (fx.b.create_block(), fx.b.create_block());
-    fx.b.set_cold_block(out);
-    fx.b.ins().brif(partial, out, &[], run, &[]);
-    fx.b.switch_to_block(out);
-    let steps = fx.steps();
-    let steps = fx.b.ins().iadd_imm_s(steps, (block.ops.len() - at) as i64);
-    fx.set_steps(steps);
-    let dirty = fx.dirty();
-    fx.exit(Exit::Interpret, block.ops[at].pc);
-    fx.set_dirty(dirty);
-    fx.b.switch_to_block(run);
-}
-
 /// Emits the instructions `range` of the block in its variants (optimising tier: full-EXEC and masked, picked
-/// by the EXEC it starts with; quick: full only), which meet at `next` (the next segment) or leave the block.
+/// by the EXEC it starts with; quick: masked only, which is right for any EXEC), which meet at `next` (the next
+/// segment) or leave the block.
 fn emit_segment(
     fx: &mut Fx,
     block: &Block,
@@ -280,7 +260,8 @@ fn emit_segment(
     let entry_dirty = fx.dirty();
     let exec = fx.exec_val();
     let bm = fx.b.create_block();
-    // Quick code has one variant, for a full EXEC (the common case; about half the code to compile).
+    // Quick code has one variant, the masked one: it runs blocks entered with any EXEC (divergent code included)
+    // for about half the code two variants cost to compile; a full EXEC pays a blend per written slice.
     let variants: &[(ir::Block, bool)] = match fx.tier() {
         Tier::Opt => {
             // Mutant 120: the full-EXEC variant taken whenever lane 31 is active.
@@ -293,10 +274,14 @@ fn emit_segment(
             fx.b.ins().brif(full, bf, &[], bm, &[]);
             &[(bf, true), (bm, false)]
         }
-        // (`budget_check` or `leave_unless_full` has sent a partial EXEC to the interpreter.)
         Tier::Quick => {
             fx.b.ins().jump(bm, &[]);
-            &[(bm, true)]
+            // Mutant 159: quick code writes every lane whatever EXEC says.
+            if crate::mutants::active(159) {
+                &[(bm, true)]
+            } else {
+                &[(bm, false)]
+            }
         }
     };
     // The variants may leave different registers changed (an access inline in one, through the runtime,
@@ -321,19 +306,12 @@ fn emit_segment(
     fx.set_fcsr_plain(out_plain);
 }
 
-/// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction (in
-/// quick code, so does a block entered with a partial EXEC).
+/// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction.
 fn budget_check(fx: &mut Fx, block: &Block) {
     // Mutant 43: a block that needs one step more than remains still runs compiled.
     let n = block.ops.len() as i64 - crate::mutants::active(43) as i64;
     let steps = fx.steps();
-    let mut short = fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, steps, n.max(1));
-    if fx.tier() == Tier::Quick {
-        // Quick code has only the full-EXEC variant: a partial EXEC leaves by the same exit.
-        let exec = fx.exec_val();
-        let partial = fx.b.ins().icmp_imm_s(IntCC::NotEqual, exec, 0xffff_ffffi64);
-        short = fx.b.ins().bor(short, partial);
-    }
+    let short = fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, steps, n.max(1));
     let (out, run) = (fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(out);
     fx.b.ins().brif(short, out, &[], run, &[]);
