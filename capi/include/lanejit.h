@@ -15,6 +15,22 @@
 // In [`LjLaunchConfig::deadline_ms`]: no wall-clock deadline (the instruction budget still holds).
 #define LJ_NO_DEADLINE UINT64_MAX
 
+// Checker bit: a register read or overwritten before the `wait` its load, store or transcendental op needs.
+#define LJ_CHECK_WAITS 1
+
+// Checker bit: shared-memory races between the waves of a workgroup.
+#define LJ_CHECK_RACES 2
+
+// Checker bit: barriers under partial EXEC, skipped by some waves, or different barriers.
+#define LJ_CHECK_BARRIERS 4
+
+// Checker bit: a value nothing wrote reaching an address, a branch, EXEC or a store.
+#define LJ_CHECK_UNINIT 8
+
+// Checker bit: the uninit check also for device memory the host never wrote (implies `LJ_CHECK_UNINIT`); the
+// device must track its bytes from before the buffers are made ([`lj_device_track_uninit_memory`]).
+#define LJ_CHECK_BUFFERS 16
+
 // What a call did; the values are the `lanejit` command's exit codes, plus `FAILED`.
 typedef enum LjStatus {
   // Success.
@@ -115,6 +131,10 @@ typedef struct LjLaunchConfig {
   // check (every 4,096 instructions a worker retires) with an `LJ_TRAP_KIND_CANCELLED` trap. It must outlive
   // the launch.
   const struct LjCancel *cancel;
+  // The checkers to run, a mask of `LJ_CHECK_*` bits (0: none). A checking launch runs on the interpreter,
+  // one workgroup at a time, whatever `engine` says; its findings are in `LjStats::findings` and, as JSON, in
+  // [`lj_last_findings`].
+  uint32_t checks;
 } LjLaunchConfig;
 
 // A launch's statistics.
@@ -131,6 +151,8 @@ typedef struct LjStats {
   uint64_t waves;
   // Wall-clock time of the launch in nanoseconds.
   uint64_t elapsed_ns;
+  // Distinct findings of the checkers (0 without checkers); [`lj_last_findings`] lists them.
+  uint64_t findings;
 } LjStats;
 
 // A trap report; its full text is [`lj_last_error`]'s message.
@@ -287,6 +309,16 @@ enum LjStatus lj_launch(const struct LjDevice *device,
                         const struct LjLaunchConfig *config,
                         struct LjStats *stats_out,
                         struct LjTrap *trap_out);
+
+// The checkers' findings of the calling thread's last `lj_launch` (also of one that trapped), as a JSON array
+// of objects, "[]" when it found nothing or ran no checker; valid until the thread's next launch. Each object
+// names its `check` (wait, race, barrier, uninit), the pcs, source lines, waves and lanes.
+const char *lj_last_findings(void);
+
+// From now on the device remembers which bytes of its memory hold a written value, for `LJ_CHECK_BUFFERS`:
+// a new buffer's bytes are undefined until the host writes them or a checked launch stores to them. Call it
+// before making the buffers; a launch without the uninit checker counts every live byte as written.
+enum LjStatus lj_device_track_uninit_memory(const struct LjDevice *device);
 
 // The checked layout of `spec` (bad input, with the reason, for a size, pitch, format, dim or sampler that
 // the image instructions would refuse).

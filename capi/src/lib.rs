@@ -15,7 +15,12 @@
 #![deny(missing_docs)]
 #![allow(clippy::missing_safety_doc)] // each function's safety contract is the module text above, in the header too
 
+mod check;
 mod image;
+pub use check::{
+    lj_device_track_uninit_memory, lj_last_findings, LJ_CHECK_BARRIERS, LJ_CHECK_BUFFERS, LJ_CHECK_RACES,
+    LJ_CHECK_UNINIT, LJ_CHECK_WAITS,
+};
 pub use image::{lj_image_descriptor, lj_image_layout, LjImageLayout, LjImageSpec};
 
 use lanejit::{CancelToken, Device, Engine, Kernel, LaunchConfig, LaunchError, LaunchStats, Module, Trap, TrapKind};
@@ -133,6 +138,10 @@ pub struct LjLaunchConfig {
     /// check (every 4,096 instructions a worker retires) with an `LJ_TRAP_KIND_CANCELLED` trap. It must outlive
     /// the launch.
     pub cancel: *const LjCancel,
+    /// The checkers to run, a mask of `LJ_CHECK_*` bits (0: none). A checking launch runs on the interpreter,
+    /// one workgroup at a time, whatever `engine` says; its findings are in `LjStats::findings` and, as JSON, in
+    /// [`lj_last_findings`].
+    pub checks: u32,
 }
 
 /// A launch's statistics.
@@ -151,6 +160,8 @@ pub struct LjStats {
     pub waves: u64,
     /// Wall-clock time of the launch in nanoseconds.
     pub elapsed_ns: u64,
+    /// Distinct findings of the checkers (0 without checkers); [`lj_last_findings`] lists them.
+    pub findings: u64,
 }
 
 /// A trap report; its full text is [`lj_last_error`]'s message.
@@ -494,6 +505,7 @@ pub extern "C" fn lj_launch_config_default() -> LjLaunchConfig {
         engine: LjEngine::Jit as u32,
         threads: 0,
         cancel: std::ptr::null(),
+        checks: 0,
     }
 }
 
@@ -546,8 +558,7 @@ fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure> {
         },
         engine,
         threads: (c.threads != 0).then_some(c.threads as usize),
-        // The checkers are not offered through the C ABI yet (issue 15): a C launch runs without them.
-        check: Default::default(),
+        check: check::checks(c.checks)?,
         cancel: unsafe { c.cancel.as_ref() }.map(|t| t.0.clone()),
     })
 }
@@ -560,6 +571,7 @@ fn stats(s: &LaunchStats) -> LjStats {
         workgroups: s.workgroups,
         waves: s.waves,
         elapsed_ns: s.elapsed.as_nanos().min(u64::MAX as u128) as u64,
+        findings: s.findings.len() as u64,
     }
 }
 
@@ -610,6 +622,7 @@ pub unsafe extern "C" fn lj_launch(
         let d = unsafe { non_null(device, "device") }?;
         let k = unsafe { non_null(kernel, "kernel") }?;
         let cfg = launch_config(unsafe { non_null(config, "config") }?)?;
+        check::set_last_findings(&[]);
         let (result, s) = match d.0.launch(&k.kernel, &cfg) {
             Ok(s) => (Ok(LjStatus::Ok), s),
             Err(LaunchError::Config(e)) => return Err(bad(e.to_string())),
@@ -621,6 +634,7 @@ pub unsafe extern "C" fn lj_launch(
                 (Err(Failure(LjStatus::Trap, trap.to_string())), stats)
             }
         };
+        check::set_last_findings(&s.findings);
         if let Some(out) = unsafe { stats_out.as_mut() } {
             *out = stats(&s);
         }

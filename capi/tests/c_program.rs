@@ -1,5 +1,6 @@
-//! The C ABI from C: compiles `tests/c/vadd.c` against the committed header and the static library, runs it,
-//! and requires it to pass (it checks a vector add on every engine, a trap report and bad input). Needs a C
+//! The C ABI from C: compiles `tests/c/vadd.c` and `tests/c/checks.c` against the committed header and the
+//! static library, runs them, and requires them to pass (a vector add on every engine, a trap report and bad
+//! input; the checkers' findings and their bad input). Needs a C
 //! compiler (`cc`, or the one `CC` names); `.ci/run` checks there is one.
 
 use std::path::{Path, PathBuf};
@@ -61,4 +62,10 @@ fn the_readme_c_example_compiles_and_reads_its_trap() {
     let out = compile_and_run("readme", &file);
     let _ = std::fs::remove_file(&file);
     assert!(out.contains("trap code 7"), "{out}");
+}
+
+#[test]
+fn a_c_program_runs_the_checkers_and_reads_their_findings() {
+    let out = compile_and_run("checks", &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/checks.c"));
+    assert!(out.contains("checkers from C: ok"), "{out}");
 }

@@ -68,15 +68,18 @@ class Device(_native.Device):
         super().write(addr, data)
 
     def launch(self, kernel, grid=1, args=(), *, workgroup=None, engine="jit", budget=0, deadline=None,
-               threads=0, shared_bytes=None, private_bytes=None, cancel=None):
+               threads=0, shared_bytes=None, private_bytes=None, cancel=None, check=None):
         """Runs ``kernel`` over ``grid`` workgroups (an int or up to three) and returns its ``Stats``; a trap
         raises ``Trap``, after the arrays were copied back (writes made before the trap stay). ``engine`` is
         "jit", "interp" or "auto"; ``budget`` the most instructions (0: the default, 2^40); ``deadline`` in
         seconds (None: the default of 600 s, 0: none); ``threads`` the workers (0: one per core). The GIL is
-        released while the kernel runs: ``cancel`` (a ``Cancel``) stops it from another thread."""
+        released while the kernel runs: ``cancel`` (a ``Cancel``) stops it from another thread. ``check`` runs
+        checkers, named as ``lanejit run --check`` names them ("waits,races,barriers,uninit", "all", and
+        "buffers" on a device after ``track_uninit_memory()``); their findings are ``Stats.findings`` (a
+        ``Trap``'s stats hold them too)."""
         options = dict(grid=_dims(grid, "grid"), workgroup=None if workgroup is None else _dims(workgroup, "workgroup"),
                        engine=engine, budget=budget, deadline=deadline, threads=threads,
-                       shared_bytes=shared_bytes, private_bytes=private_bytes, cancel=cancel)
+                       shared_bytes=shared_bytes, private_bytes=private_bytes, cancel=cancel, check=check)
         packed, arrays = _pack(args)
         # A strided view goes to the device through a contiguous copy, copied back into the view afterwards.
         staged = [(off, a if a.flags.c_contiguous else np.ascontiguousarray(a)) for off, a in arrays]

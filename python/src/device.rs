@@ -33,6 +33,8 @@ pub struct LaunchOptions {
     shared_bytes: Option<u32>,
     private_bytes: Option<u32>,
     cancel: Option<Py<Cancel>>,
+    /// Checkers, as `lanejit run --check` names them (`waits,races,barriers,uninit,buffers` or `all`).
+    check: Option<String>,
 }
 
 /// The value at `key` of `options`, or `default` when the key (or the dict) is missing; a value of the wrong
@@ -57,6 +59,7 @@ impl LaunchOptions {
             shared_bytes: item(options, "shared_bytes", None)?,
             private_bytes: item(options, "private_bytes", None)?,
             cancel: item(options, "cancel", None)?,
+            check: item(options, "check", None)?,
         })
     }
 
@@ -78,7 +81,12 @@ impl LaunchOptions {
                     .map_err(|_| PyValueError::new_err(format!("deadline {s} is not a number of seconds (0: none)")))?,
             ),
         };
+        let check = match &self.check {
+            None => Default::default(),
+            Some(text) => lanejit::check::Checks::parse(text).map_err(PyValueError::new_err)?,
+        };
         Ok(LaunchConfig {
+            check,
             grid: self.grid,
             workgroup: self.workgroup,
             shared_bytes: self.shared_bytes,
@@ -100,6 +108,13 @@ impl Device {
     fn new(py: Python<'_>, capacity: u64) -> PyResult<Device> {
         let device = if capacity == 0 { lanejit::Device::new() } else { lanejit::Device::with_capacity(capacity) };
         device.map(Device).map_err(|e| error(py, FAILED, format!("cannot make the device: {e}")))
+    }
+
+    /// From now on the device remembers which of its bytes hold a written value, for the `buffers` check: a
+    /// new buffer's bytes are undefined until the host writes them or a checked launch stores to them (call it
+    /// before making the buffers; an unchecked launch counts every live byte as written).
+    fn track_uninit_memory(&self, py: Python<'_>) -> PyResult<()> {
+        self.0.track_uninit_memory().map_err(|e| error(py, FAILED, e))
     }
 
     /// A zeroed buffer of `nbytes`; returns its device address.

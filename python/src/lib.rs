@@ -88,6 +88,8 @@ pub struct Stats {
     workgroups: u64,
     waves: u64,
     elapsed: f64,
+    /// The checkers' findings as JSON text (`findings` parses it).
+    findings_json: String,
 }
 
 impl From<&LaunchStats> for Stats {
@@ -99,12 +101,20 @@ impl From<&LaunchStats> for Stats {
             workgroups: s.workgroups,
             waves: s.waves,
             elapsed: s.elapsed.as_secs_f64(),
+            findings_json: lanejit::check::render_json(&s.findings).to_string(),
         }
     }
 }
 
 #[pymethods]
 impl Stats {
+    /// The checkers' findings (launch option `check`), a list of dicts as `lanejit run --check --json` prints
+    /// them; empty without checkers.
+    #[getter]
+    fn findings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("json")?.call_method1("loads", (self.findings_json.as_str(),))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Stats(retired={}, interpreted={}, lane_ops={}, workgroups={}, waves={}, elapsed={:.6})",

@@ -285,3 +285,39 @@ def test_a_module_round_trips_through_elf_bytes():
         lanejit.Device().launch(again["second"])
     assert e.value.kind == "UserTrap" and e.value.code == 5
     assert lanejit.Kernel.from_bytes(bytearray(lanejit.Module(VADD).to_elf())).name == "vadd"
+
+
+PLANTED_WAIT = """
+.kernel planted
+.workgroup 32
+.args 8
+    u.ld.b64 u6, u0, 0
+    wait sm=0
+    v.shl.i v5, v0, 2
+    ld.b32 v6, v5, u6, 0
+    v.add.i v7, v6, 1
+    wait vm=0
+    st.b32 v7, v5, u6, 0
+    wait vst=0
+    end
+"""
+
+
+def test_checkers_report_a_missing_wait_and_a_buffer_nothing_wrote():
+    k = lanejit.assemble(PLANTED_WAIT, "planted.s")
+    buf = np.zeros(32, dtype=np.uint32)
+    stats = lanejit.Device().launch(k, args=[buf], check="waits")
+    (f,) = stats.findings
+    assert (f["check"], f["kind"], f["counter"], f["register"], f["line"]) == ("wait", "read_before_wait", "vm", "v6", 9)
+    assert lanejit.Device().launch(k, args=[buf]).findings == []
+    with pytest.raises(ValueError, match="unknown check `wait`"):
+        lanejit.Device().launch(k, args=[buf], check="wait")
+    # The buffers check: an array is written by the host (defined), a buffer only allocated is not.
+    dev = lanejit.Device()
+    dev.track_uninit_memory()
+    fresh = dev.alloc(128)
+    (f,) = dev.launch(k, args=[np.uint64(fresh)], check="buffers").findings
+    assert (f["check"], f["sink"], f["register"]) == ("uninit", "kernel_output", "v7")
+    assert dev.launch(k, args=[buf], check="all,buffers").findings[0]["check"] == "wait"
+    with pytest.raises(lanejit.Error, match="track_uninit_memory"):
+        lanejit.Device().launch(k, args=[buf], check="buffers")
