@@ -3,20 +3,11 @@
  * checkers it reports none; with LJ_CHECK_BUFFERS on a device that tracks its memory, a buffer the host never
  * wrote is reported and a written one is not; the buffers check on a device that does not track, and an
  * unknown bit, are bad input. Exit status 0 when every check holds; otherwise the failed check on stderr. */
+#include "check.h"
 #include "lanejit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, " (last error: %s)\n", lj_last_error());       \
-            exit(1);                                                       \
-        }                                                                  \
-    } while (0)
 
 /* Line 8 reads v6 before `wait vm=0` covers the load of line 7. */
 static const char *PLANTED =

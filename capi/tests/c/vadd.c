@@ -2,20 +2,11 @@
  * check the answer; then a kernel that stores past its buffer, whose trap report must name the kind, the pc,
  * the lanes and the first faulting address; then bad input, which must be reported, never crash.
  * Exit status 0 when every check holds; otherwise the failed check on stderr. */
+#include "check.h"
 #include "lanejit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, " (last error: %s)\n", lj_last_error());       \
-            exit(1);                                                       \
-        }                                                                  \
-    } while (0)
 
 static const char *VADD =
     ".kernel vadd\n"
