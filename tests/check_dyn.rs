@@ -1,7 +1,8 @@
 //! The dynamic checkers (`lanejit::check`, issue 15) on small kernels in `tests/check_dyn/`: each planted
 //! bug (a missing wait on each counter the interpreter runs, a shared-memory race, a skipped barrier, a barrier
 //! under partial EXEC, waves at different barriers, a never-written register reaching an address or a branch,
-//! never-written shared and private memory reaching a kernel output) is reported with its kind and the source line marked
+//! never-written shared and private memory reaching a kernel output, a shuffle reading an inactive
+//! never-written lane) is reported with its kind and the source line marked
 //! `PLANTED`; each `*_fixed.s` twin reports nothing. The text and JSON renderings are checked too.
 
 use lanejit::check::{render_json, render_text, Checks, Finding};
@@ -29,6 +30,7 @@ const PLANTED: &[Case] = &[
     ("uninit_branch", &[("check", "uninit"), ("sink", "branch"), ("register", "u30")], None),
     ("uninit_shared", &[("check", "uninit"), ("sink", "kernel_output"), ("register", "v6")], None),
     ("uninit_private", &[("check", "uninit"), ("sink", "kernel_output"), ("register", "v6")], None),
+    ("uninit_shuffle", &[("check", "uninit"), ("sink", "kernel_output"), ("register", "v6")], None),
 ];
 
 fn source(name: &str) -> String {

@@ -18,10 +18,12 @@
 //!   branch, EXEC or a store: an [`UninitRead`]. With **buffers** (opt-in, on a device that tracks its
 //!   memory), device-memory bytes neither the host nor a kernel wrote count as undefined too.
 
+mod moves;
 mod races;
 mod uninit;
 mod waits;
 
+pub(crate) use moves::{sources as moved_lanes, Sources};
 pub use races::SharedAccess;
 pub(crate) use races::{LaneAccess, RaceShadow};
 pub(crate) use uninit::{MemoryDefined, WaveDefined};

@@ -10,9 +10,9 @@
 //! filled them) unless the launch asks for `buffers`: then the device's own record of its written bytes
 //! (`Arena::track_defined`) decides, and a checked store updates it.
 
-use super::{Finding, Findings, LaneAccess, Site, UninitRead, UninitSink};
+use super::{Finding, Findings, LaneAccess, Site, Sources, UninitRead, UninitSink};
 use crate::arena::Arena;
-use lanejit_isa::{flag, Flow, Insn, RegFile, RegUse, Sp, LANES, UREGS, VREGS};
+use lanejit_isa::{flag, Flow, Insn, RegFile, RegUse, Sp, VReg, LANES, UREGS, VREGS};
 
 const ALL_LANES: u32 = u32::MAX;
 
@@ -93,11 +93,12 @@ impl WaveDefined {
         }
     }
 
-    /// After `insn` at `pc` ran with `exec` (its logged accesses in `log`): the definedness of what it wrote,
-    /// registers and memory. A global atomic on device bytes nothing wrote is reported here.
+    /// After `insn` at `pc` ran with `exec` (its logged accesses in `log`; for a data-movement cross-lane
+    /// instruction, `moved`: its data register and each result lane's source lane): the definedness of what it
+    /// wrote, registers and memory. A global atomic on device bytes nothing wrote is reported here.
     pub(crate) fn after(
         &mut self,
-        (pc, insn, exec): (u32, &Insn, u32),
+        (pc, insn, exec, moved): (u32, &Insn, u32, Option<(VReg, Sources)>),
         log: &[LaneAccess],
         memory: &mut MemoryDefined,
         (site, out): (&Site, &mut Findings),
@@ -105,10 +106,14 @@ impl WaveDefined {
         let info = insn.id().info();
         let uses = insn.reg_uses();
         let data = info.access.map(|a| a.data).or(info.image.map(|a| a.data));
-        // Lanes whose sources are all defined (addresses are not a result's source: reported, not propagated).
+        let moved_data = moved.map(|(d, _)| d.0);
+        // Lanes whose sources are all defined (addresses are not a result's source: reported, not propagated; a
+        // moved data register is followed lane by lane below).
         let (mut lanes_ok, mut uniform_ok) = (ALL_LANES, true);
         for u in uses.as_slice().iter().filter(|u| u.read > 0 && (data.is_none() || Some(u.operand) == data)) {
-            for r in u.first..u.first.saturating_add(u.read) {
+            for r in
+                (u.first..u.first.saturating_add(u.read)).filter(|&r| u.file == RegFile::U || Some(r) != moved_data)
+            {
                 match u.file {
                     RegFile::V => lanes_ok &= self.vector(r),
                     RegFile::U => uniform_ok &= self.uniform(r),
@@ -116,7 +121,12 @@ impl WaveDefined {
             }
         }
         let acting = acting_lanes(insn, exec);
-        if info.flags.has(flag::XL) && acting & !lanes_ok != 0 {
+        if let Some((d, sources)) = moved {
+            // Each result lane is defined where the lane it read is (inactive lanes included).
+            let defined = self.vector(d.0);
+            let from = |l: usize| sources[l].is_none_or(|s| defined >> s & 1 != 0);
+            lanes_ok &= (0..LANES).filter(|&l| from(l)).fold(0, |m, l| m | 1 << l);
+        } else if info.flags.has(flag::XL) && acting & !lanes_ok != 0 {
             lanes_ok = 0;
         }
         if !uniform_ok {
@@ -176,8 +186,8 @@ fn report(out: &mut Findings, site: &Site, pc: u32, sink: UninitSink, file: RegF
 }
 
 /// The lanes whose values an instruction uses: EXEC when it is lane-masked or reads EXEC (compares, reductions
-/// and scans act on the active lanes), else all. A shuffle may still read an inactive lane's value: not
-/// reported (a miss, never a false report).
+/// and scans act on the active lanes), else all. (A shuffle may read an inactive lane's value: `after` follows
+/// its source lanes instead.)
 fn acting_lanes(insn: &Insn, exec: u32) -> u32 {
     if insn.exec().depends() {
         exec

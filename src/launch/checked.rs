@@ -61,6 +61,8 @@ struct CheckedRun<'c, 'a> {
     memory_defined: MemoryDefined<'a>,
     /// The shared-memory accesses of the instruction being executed.
     log: Vec<LaneAccess>,
+    /// Scratch wave state for following a cross-lane move's source lanes (`check::moved_lanes`).
+    traced: Box<WaveState>,
     /// Per wave: the barrier it waits at (`None`: running or ended).
     at_barrier: Vec<Option<u32>>,
     /// Waves that ended since the last barrier release, with the pc of their `end`.
@@ -86,6 +88,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
             defined: vec![WaveDefined::default(); n],
             memory_defined: MemoryDefined::new(checks.buffers.then_some(&cx.device.arena)),
             log: Vec::new(),
+            traced: Box::default(),
             at_barrier: vec![None; n],
             ended: Vec::new(),
             findings: Findings::default(),
@@ -218,6 +221,11 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         self.log.clear();
         let pstride = cx.private_bytes as usize * LANES;
         let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
+        let moved = if self.checks.uninit_on() {
+            crate::check::moved_lanes(&insn, w, &mut self.traced, &env, (pc, len, code.len_bytes()))
+        } else {
+            None
+        };
         let mut mem = Recording {
             inner: WaveMemory {
                 arena: &cx.device.arena,
@@ -249,7 +257,8 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         if self.checks.uninit_on() {
             self.memory_defined.wave = wi;
             let site = Site { workgroup: wg_id, wave: wi as u32, lines: &lines };
-            self.defined[wi].after((pc, &insn, exec), &self.log, &mut self.memory_defined, (&site, &mut self.findings));
+            let now = (pc, &insn, exec, moved);
+            self.defined[wi].after(now, &self.log, &mut self.memory_defined, (&site, &mut self.findings));
         }
         Ok(flow)
     }
