@@ -8,11 +8,13 @@ use lanejit::{ConfigError, Device, Engine, Kernel, KernelArgs, LaunchConfig, Lau
 
 const BUFFERS: Checks = Checks { buffers: true, ..Checks::ALL };
 
+#[path = "check_dyn/kernels.rs"]
+mod kernels;
+
+/// Kernel `name` of `tests/check_dyn/` and its `PLANTED` line (0 for a fixed twin).
 fn kernel(name: &str) -> (Kernel, u64) {
-    let path = format!("{}/tests/check_dyn/{name}.s", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let planted = text.lines().position(|l| l.contains("PLANTED")).map_or(0, |i| i as u64 + 1);
-    (Kernel::from_asm(&format!("{name}.s"), &text).unwrap(), planted)
+    let k = Kernel::from_asm(&format!("{name}.s"), &kernels::source(name)).unwrap();
+    (k, kernels::planted_line(name).unwrap_or(0))
 }
 
 /// A device that tracks its bytes, with a fresh 32-word buffer.

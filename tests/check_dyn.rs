@@ -9,6 +9,10 @@ use lanejit::check::{render_json, render_text, Checks, Finding};
 use lanejit::{Device, Engine, Kernel, KernelArgs, LaunchConfig, LaunchError, TrapKind};
 use serde_json::Value;
 
+#[path = "check_dyn/kernels.rs"]
+mod kernels;
+use kernels::source;
+
 /// (kernel file, fields the one finding's JSON must hold, the trap the launch must stop with).
 type Case = (&'static str, &'static [(&'static str, &'static str)], Option<TrapKind>);
 
@@ -33,11 +37,6 @@ const PLANTED: &[Case] = &[
     ("uninit_shuffle", &[("check", "uninit"), ("sink", "kernel_output"), ("register", "v6")], None),
 ];
 
-fn source(name: &str) -> String {
-    let path = format!("{}/tests/check_dyn/{name}.s", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 /// Launches `name` (one workgroup, a 256-word buffer as its argument) with `checks` on `engine`: the findings
 /// and the trap kind, if it trapped.
 fn launch(name: &str, checks: Checks, engine: Engine) -> (Vec<Finding>, Option<TrapKind>) {
@@ -55,8 +54,7 @@ fn launch(name: &str, checks: Checks, engine: Engine) -> (Vec<Finding>, Option<T
 
 /// The 1-based line of `name`'s source marked `PLANTED`.
 fn planted_line(name: &str) -> u64 {
-    let line = source(name).lines().position(|l| l.contains("PLANTED")).expect("a PLANTED line");
-    line as u64 + 1
+    kernels::planted_line(name).expect("a PLANTED line")
 }
 
 /// The source line a finding points at: the using instruction, the barrier (or end), or the race's later
