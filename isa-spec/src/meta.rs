@@ -95,6 +95,15 @@ pub struct KindInfo {
     pub doc: &'static str,
 }
 
+impl crate::Counter {
+    /// The largest value of this counter's `wait` field (the encoded maximum of its `cnt_<name>` operand kind):
+    /// a `wait` with it does not wait on the counter, and the counter never holds more operations.
+    pub fn wait_max(self) -> u32 {
+        let kind = crate::KINDS.iter().find(|k| k.name.strip_prefix("cnt_") == Some(self.name()));
+        kind.expect("the YAML gives every counter a `cnt_` operand kind").encoded_range().1 as u32
+    }
+}
+
 impl KindInfo {
     /// Operand value (as carried by the enums) of an encoded field value.
     pub fn decode_value(&self, raw: u32) -> i64 {

@@ -139,9 +139,7 @@ impl WaveWaits {
 
 /// The largest count counter `c` holds: the maximum of its `wait` field (`wait vm=63` does not wait on vm).
 fn counter_max(c: Counter) -> usize {
-    let wait = Insn::Ctrl(CtrlInsn::Wait { vm: 0, vst: 0, ls: 0, sm: 0, tex: 0, sfu: 0 });
-    let field = wait.id().info().operands.iter().find(|o| o.name == c.name());
-    field.map_or(usize::MAX, |o| (1usize << o.field_bits) - 1)
+    c.wait_max() as usize
 }
 
 /// How an instruction's register operands conflict with register `r` of `file` owned by an outstanding

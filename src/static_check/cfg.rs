@@ -81,11 +81,9 @@ pub fn wait_fields(insn: &lanejit_isa::Insn) -> Vec<(usize, u32, u32)> {
         .collect()
 }
 
-/// The largest value of a counter's `wait` field (`cnt_<counter>`'s encoded maximum): the field that does not
-/// wait. A counter without such a field (none in this ISA) is given the widest, 63.
+/// The largest value of a counter's `wait` field: the field that does not wait (`Counter::wait_max`).
 pub fn counter_max(counter: usize) -> u32 {
-    let name = format!("cnt_{}", Counter::ALL[counter].name());
-    lanejit_isa::KINDS.iter().find(|k| k.name == name).map_or(63, |k| k.encoded_range().1 as u32)
+    Counter::ALL[counter].wait_max()
 }
 
 /// A counter's index in `Counter::ALL` (the analysis keys its state by it).
