@@ -25,6 +25,13 @@ const SEED_BASE: u64 = 0x0bad_0000;
 /// test so that the list stays true.
 const KNOWN_MISSES: &[(u32, &str)] = &[
     (
+        163,
+        "by design: the lowering reads a register its block left unloaded, and the function is built again \
+           loading every register, so every answer is right. tests/lazy_loads.rs checks that the second build \
+           happens (matmul) and that every example stays exact; this entry fails if the campaign ever catches \
+           it, i.e. if the second build stops happening",
+    ),
+    (
         148,
         "needs a 32-bit access whose 4-lane slices start contiguous and then break, in a block hot enough for \
            the optimising tier; the dropped-stride-bit offsets make that shape, but the image ops' stream moved \

@@ -193,4 +193,8 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (156, "lower/mod.rs:emit_ops", "an instruction other than f32 arithmetic reads f32 results with their host NaN payloads"),
     (157, "fx/regs.rs:set_v_float", "masked f32 arithmetic blends in results with their host NaN payloads"),
     (159, "lower/mod.rs:emit_segment", "quick code runs blocks entered with a partial EXEC as full-EXEC ones (no blend)"),
+    (160, "fx/facts.rs:forget_offset_facts", "offset facts outlive a write of their register (later accesses trust old checks)"),
+    (161, "fx/regs.rs:load_unloaded", "a masked variant blends into a register its block left unloaded (never loaded)"),
+    (162, "lower/mem.rs:access", "the runtime path of an inline access stores the destination the inline path wrote"),
+    (163, "lower/mod.rs:written_first", "registers an instruction reads and writes are left unloaded (the function is built again)"),
 ];

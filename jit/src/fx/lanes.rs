@@ -47,6 +47,7 @@ impl Fx<'_> {
     /// instructions skip the masks).
     pub fn begin_variant(&mut self, full_exec: bool, lanes: bool) {
         self.forget_raw_nans();
+        self.forget_all_offset_facts();
         self.full_exec = full_exec;
         self.exec_lanes = None;
         if !full_exec && lanes {

@@ -12,8 +12,11 @@ use lanejit_isa::{LANES, UREGS, VREGS};
 use std::mem::offset_of;
 
 mod exits;
+mod facts;
 mod lanes;
 mod regs;
+
+pub use facts::OffsetFacts;
 
 /// 128-bit vectors per 32-lane register.
 pub const VECS: usize = LANES / 4;
@@ -68,6 +71,16 @@ pub struct Fx<'a> {
     dirty_u: Vec<bool>,
     /// Registers holding f32 arithmetic results whose NaNs still have the host's payloads (`set_v_float`).
     raw_v: Vec<bool>,
+    /// Vector registers a block left unloaded because it writes them before reading them (`begin_block_lazy`):
+    /// loaded only by the masked variant of the segment that first writes them.
+    unloaded: Vec<bool>,
+    /// Leave registers written before read unloaded (`begin_block_lazy`); false when rebuilding a function
+    /// whose lowering read one (`lazy_violated`).
+    lazy_loads: bool,
+    /// A register left unloaded was read before it was written: the function must be built again without.
+    lazy_violated: bool,
+    /// What is known about each register's value as per-lane offsets (`facts.rs`).
+    offset_facts: Vec<OffsetFacts>,
     // --- EXEC (`lanes.rs`).
     exec: Variable,
     /// The block being emitted runs with EXEC = all lanes (no blending needed).
@@ -145,6 +158,10 @@ impl<'a> Fx<'a> {
             dirty_v: vec![false; VREGS],
             dirty_u: vec![false; UREGS],
             raw_v: vec![false; VREGS],
+            offset_facts: vec![OffsetFacts::default(); VREGS],
+            unloaded: vec![false; VREGS],
+            lazy_loads: true,
+            lazy_violated: false,
             self_loop: None,
             fcsr_plain: false,
             exec_lanes: None,

@@ -48,6 +48,8 @@ impl Fx<'_> {
                     let x = self.b.ins().load(I32X4, flags(), self.state, v_offset(r, k));
                     self.b.def_var(*var, x);
                 }
+                self.forget_offset_facts(r);
+                self.unloaded[r] = false;
             }
         }
         for &r in us {
@@ -64,7 +66,53 @@ impl Fx<'_> {
     pub fn begin_block(&mut self, regs: &BlockRegs) {
         self.clear_dirty();
         self.forget_exec_lanes();
+        self.forget_all_offset_facts();
+        self.unloaded.fill(false);
         self.load_regs(&regs.0, &regs.1);
+    }
+
+    /// Starts a guest block like `begin_block`, except for the vector registers `skip`, which the block writes
+    /// before it reads them: they stay in the state until the masked variant of the segment writing them loads
+    /// them for its blend (`load_unloaded`), so the full-EXEC variant, which overwrites every lane, never loads
+    /// them (and never keeps their old values live, spilled, until the masked variant might use them).
+    pub fn begin_block_lazy(&mut self, regs: &BlockRegs, skip: &[usize]) {
+        let vs: Vec<usize> = regs.0.iter().copied().filter(|r| !skip.contains(r)).collect();
+        self.begin_block(&(vs, regs.1.clone()));
+        skip.iter().for_each(|&r| self.unloaded[r] = true);
+    }
+
+    /// Loads the registers among `vs` left unloaded (at the start of a masked variant that writes them).
+    pub fn load_unloaded(&mut self, vs: &[usize]) {
+        let due: Vec<usize> = vs.iter().copied().filter(|&r| self.unloaded[r]).collect();
+        // Mutant 161: the masked variant blends into registers it never loaded (inactive lanes read as 0).
+        if crate::mutants::active(161) {
+            due.iter().for_each(|&r| self.unloaded[r] = false);
+            return;
+        }
+        self.load_regs(&due, &[]);
+    }
+
+    /// The full-EXEC variant of a segment has ended: every register among `vs` must have been written in it
+    /// (else the function is built again without unloaded registers). They count as unloaded again for the
+    /// masked variant, which starts from the same state.
+    pub fn check_written(&mut self, vs: &[usize]) {
+        self.lazy_violated |= vs.iter().any(|&r| self.unloaded[r]);
+        vs.iter().for_each(|&r| self.unloaded[r] = true);
+    }
+
+    /// Should blocks leave registers written before read unloaded?
+    pub fn lazy_loads(&self) -> bool {
+        self.lazy_loads
+    }
+
+    /// Builds the function loading every register a block names where it begins.
+    pub fn disable_lazy_loads(&mut self) {
+        self.lazy_loads = false;
+    }
+
+    /// Was a register left unloaded read before it was written (the function is wrong and must be rebuilt)?
+    pub fn lazy_violated(&self) -> bool {
+        self.lazy_violated
     }
 
     /// Marks `regs` as differing from the state (a loop carries them in variables across its back edge).
@@ -85,6 +133,21 @@ impl Fx<'_> {
 
     pub fn set_dirty(&mut self, d: (Vec<bool>, Vec<bool>)) {
         (self.dirty_v, self.dirty_u) = d;
+    }
+
+    /// Switches to emitting a branch's other arm, which starts from the changes `entry` (taken before the branch):
+    /// a register the first arm wrote is not changed on this path (and, left unloaded, not defined on it either),
+    /// so a runtime call here must not store it. Returns the first arm's changes, for `join_arms`.
+    pub fn other_arm(&mut self, entry: (Vec<bool>, Vec<bool>)) -> (Vec<bool>, Vec<bool>) {
+        let first = self.dirty();
+        self.set_dirty(entry);
+        first
+    }
+
+    /// The arms meet again: a register changed on either path counts as changed.
+    pub fn join_arms(&mut self, first: (Vec<bool>, Vec<bool>)) {
+        self.dirty_v.iter_mut().zip(first.0).for_each(|(d, x)| *d |= x);
+        self.dirty_u.iter_mut().zip(first.1).for_each(|(d, x)| *d |= x);
     }
 
     /// The registers among `vs`/`us` that the block has changed (to store before a runtime call reads them).
@@ -118,6 +181,7 @@ impl Fx<'_> {
     /// mul, div, fma, sqrt): its NaNs may still carry the host's payloads (`set_v_float`), which such a result
     /// cannot show once it is made canonical itself.
     pub fn v_float(&mut self, r: VReg) -> Vec32 {
+        self.lazy_violated |= self.unloaded[r.idx()];
         let vars = self.vvars[r.idx()].expect("kernel register scan covers every named register");
         vars.map(|v| self.b.use_var(v))
     }
@@ -156,6 +220,7 @@ impl Fx<'_> {
             self.b.def_var(var, x);
         }
         self.raw_v[r] = false;
+        self.forget_offset_facts(r);
     }
 
     /// f32 bits with every NaN replaced by the canonical 0x7fc00000 (the host keeps payloads and quiets
@@ -186,6 +251,8 @@ impl Fx<'_> {
         for k in 0..VECS {
             self.b.def_var(vars[k], x[k]);
         }
+        self.forget_offset_facts(r.idx());
+        self.unloaded[r.idx()] = false;
         self.dirty_v[r.idx()] = true;
     }
 

@@ -14,6 +14,7 @@
 pub mod atomic;
 pub mod gather;
 pub mod image;
+pub mod offsets;
 pub mod slices;
 pub mod uniform;
 
@@ -151,10 +152,15 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
     fx.note_lowering(site.pc, crate::abi::Lowering::Native);
     let slot = fx.window_slot(site.pc);
     debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled vector access has a window slot");
+    // What the paths need to know about the offsets, before the first branch (so later accesses reading the
+    // same register can reuse it: `offsets.rs`).
+    let whole = contiguous.then(|| (offsets::contiguous(fx, a.rs1), offsets::first(fx, a.rs1)));
+    let lanes = scattered.then(|| gather::facts(fx, &a));
+    let entry = fx.dirty();
     let (slow, join) = (fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(slow);
-    if contiguous {
-        let (ok, host) = inline_check(fx, &a, slot);
+    if let Some(whole) = whole {
+        let (ok, host) = inline_check(fx, &a, slot, whole);
         let (fast, other) = (fx.b.create_block(), if scattered { fx.b.create_block() } else { slow });
         fx.b.ins().brif(ok, fast, &[], other, &[]);
         fx.b.switch_to_block(fast);
@@ -162,13 +168,17 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
         fx.b.ins().jump(join, &[]);
         fx.b.switch_to_block(other);
     }
-    if scattered {
-        gather::emit(fx, &a, slot, slow, join);
+    if let Some(lanes) = lanes {
+        gather::emit(fx, &a, slot, &lanes, slow, join);
     }
     fx.b.switch_to_block(slow);
+    // Mutant 162: the runtime path starts from the inline path's changes, so it stores a destination that on
+    // its own path is unchanged (and, when its block left it unloaded, undefined: zeros reach the state).
+    let inline = if crate::mutants::active(162) { fx.dirty() } else { fx.other_arm(entry) };
     fx.call_mem(site.pc, site.index, writes(&a));
     fx.b.ins().jump(join, &[]);
     fx.b.switch_to_block(join);
+    fx.join_arms(inline);
     Lowered::Native
 }
 
@@ -187,22 +197,10 @@ fn contiguous_access(fx: &mut Fx, a: &Access, host: Value) {
     }
 }
 
-/// Can a full-EXEC 32-bit access run inline? Lane l's offset must be offset0 + 4·l (contiguous, so the lanes
-/// cover [lo, lo + CONTIGUOUS_BYTES)), lo 4-byte aligned, and the range inside the cached window for this space
-/// and direction. Returns (ok, host address of lo).
-fn inline_check(fx: &mut Fx, a: &Access, slot: u32) -> (Value, Value) {
-    let off = fx.v(a.rs1);
-    let off0 = fx.b.ins().extractlane(off[0], 0);
-    let first = fx.b.ins().splat(I32X4, off0);
-    let mut same = None;
-    for (k, x) in off.iter().enumerate() {
-        let l = 4 * k as u32;
-        let steps = fx.const_vec([4 * l, 4 * (l + 1), 4 * (l + 2), 4 * (l + 3)]);
-        let want = fx.b.ins().iadd(first, steps);
-        let eq = fx.b.ins().icmp(IntCC::Equal, *x, want);
-        same = Some(same.map_or(eq, |s| fx.b.ins().band(s, eq)));
-    }
-    let contiguous = fx.b.ins().vall_true(same.expect("LANES > 0"));
+/// Can a full-EXEC 32-bit access run inline? Lane l's offset must be offset0 + 4·l (`contiguous`, so the
+/// lanes cover [lo, lo + CONTIGUOUS_BYTES)), lo 4-byte aligned, and the range inside the cached window for
+/// this space and direction. Returns (ok, host address of lo).
+fn inline_check(fx: &mut Fx, a: &Access, slot: u32, (contiguous, off0): (Value, Value)) -> (Value, Value) {
     let start = base_plus_imm(fx, a);
     let off64 = fx.b.ins().uextend(I64, off0);
     let lo = fx.b.ins().iadd(start, off64);

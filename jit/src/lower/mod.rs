@@ -201,6 +201,12 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     if !crate::mutants::active(125) {
         fx.clear_dirty();
     }
+    let segments = segments(block);
+    // Optimised code leaves the vector registers a block writes before reading them in the state until a
+    // masked variant needs them for its blend (a single-block loop carries every register around its back
+    // edge instead): `due[s]` are those first written in segment `s`.
+    let lazy = fx.tier() == Tier::Opt && fx.lazy_loads() && !loops_to_itself(block);
+    let due = if lazy { written_first(block, &segments) } else { vec![Vec::new(); segments.len()] };
     if loops_to_itself(block) {
         fx.begin_block(&regs);
         let header = fx.b.create_block();
@@ -212,21 +218,51 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
         budget_check(fx, block);
     } else {
         budget_check(fx, block);
-        fx.begin_block(&regs);
+        if lazy {
+            fx.begin_block_lazy(&regs, &due.iter().flatten().copied().collect::<Vec<_>>());
+        } else {
+            fx.begin_block(&regs);
+        }
     }
     vfloat::guard_block(fx, &block.ops, block.start);
     if fx.tier() == Tier::Quick {
         fx.count_block_start(block.start);
     }
     let writes_lanes = block.ops.iter().any(|o| !matches!(o.insn, Insn::Uniform(_) | Insn::Ctrl(_) | Insn::Cmp(_)));
-    let segments = segments(block);
     for (s, range) in segments.iter().enumerate() {
         let next = (s + 1 < segments.len()).then(|| fx.b.create_block());
-        emit_segment(fx, block, range.clone(), next, writes_lanes, heads);
+        emit_segment(fx, block, range.clone(), (next, &due[s]), writes_lanes, heads);
         if let Some(next) = next {
             fx.b.switch_to_block(next);
         }
     }
+}
+
+/// For each segment, the vector registers whose first use in the block is there and only writes them (the
+/// instruction does not also read them): the full-EXEC variant of that segment defines them before anything
+/// reads them.
+fn written_first(block: &Block, segments: &[std::ops::Range<usize>]) -> Vec<Vec<usize>> {
+    let mut seen = [false; VREGS];
+    segments
+        .iter()
+        .map(|range| {
+            let mut due = Vec::new();
+            for op in &block.ops[range.clone()] {
+                let (reads, writes) = (op.insn.reads(), op.insn.writes());
+                // Mutant 163: registers the instruction also reads count as written first. The lowering then
+                // reads one its block left unloaded, and the function is built again loading every register:
+                // right answers, so a campaign must not catch it (tests/lazy_loads.rs checks the second build).
+                let read_too = |r: usize| reads.vregs().any(|x| x.idx() == r) && !crate::mutants::active(163);
+                for r in writes.vregs().map(|r| r.idx()) {
+                    if !seen[r] && !read_too(r) {
+                        due.push(r);
+                    }
+                }
+                reads.vregs().chain(writes.vregs()).for_each(|r| seen[r.idx()] = true);
+            }
+            due
+        })
+        .collect()
 }
 
 /// The block's instructions cut after each instruction that writes EXEC (other than the last): each segment
@@ -252,7 +288,7 @@ fn emit_segment(
     fx: &mut Fx,
     block: &Block,
     range: std::ops::Range<usize>,
-    next: Option<ir::Block>,
+    (next, due): (Option<ir::Block>, &[usize]),
     writes_lanes: bool,
     heads: &Heads,
 ) {
@@ -292,7 +328,13 @@ fn emit_segment(
         fx.begin_variant(full_exec, writes_lanes);
         fx.set_dirty(entry_dirty.clone());
         fx.set_fcsr_plain(fcsr_plain);
+        if !full_exec {
+            fx.load_unloaded(due);
+        }
         emit_ops(fx, block, range.clone(), next, heads);
+        if full_exec {
+            fx.check_written(due);
+        }
         let (v, u) = fx.dirty();
         // Mutant 144: the next segment stores only what the last variant (the masked one) changed.
         if crate::mutants::active(144) {

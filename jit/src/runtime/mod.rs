@@ -183,6 +183,10 @@ pub struct CompiledKernel {
     pub functions: usize,
     /// The largest stack frame of those functions, bytes (see `functions`).
     pub max_frame_bytes: u32,
+    /// Functions built a second time because a lowering read a vector register its block had left unloaded
+    /// (`Fx::begin_block_lazy`; the second build loads every register where its block begins). Zero unless an
+    /// instruction's lowering reads a register the YAML says it only writes.
+    pub rebuilt: usize,
     /// The code memory: this compilation's, and that of the kernel it extends (whose functions it calls).
     modules: Vec<std::sync::Arc<ModuleHolder>>,
 }
@@ -352,10 +356,12 @@ fn compile_onto(
     let mut max_frame_bytes = base.map_or(0, |k| k.max_frame_bytes);
     let mut rest: &[Block] = &blocks;
     let mut lowering = base.map_or_else(Vec::new, |k| k.lowering.clone());
+    let mut rebuilt = base.map_or(0, |k| k.rebuilt);
     while !rest.is_empty() {
-        let Defined { id, frame, emitted, lowering: lowered } =
+        let Defined { id, frame, emitted, lowering: lowered, rebuilt: again } =
             define_function(module, &isa, tier, opts, &rest[..next_group(rest)], &slot_of)?;
         lowering.extend(lowered);
+        rebuilt += again as usize;
         max_frame_bytes = max_frame_bytes.max(frame);
         funcs.push((id, &rest[..emitted]));
         rest = &rest[emitted..];
@@ -392,6 +398,7 @@ fn compile_onto(
         lowering,
         functions: base.map_or(0, |k| k.functions) + funcs.len(),
         max_frame_bytes,
+        rebuilt,
         modules,
     })
 }
@@ -411,6 +418,8 @@ struct Defined {
     frame: u32,
     emitted: usize,
     lowering: Vec<(u32, Lowering)>,
+    /// Built twice (see `CompiledKernel::rebuilt`).
+    rebuilt: bool,
 }
 
 /// Builds and compiles one function holding the first blocks of `blocks` (as many as `FUNCTION_CLIF` allows).
@@ -431,9 +440,12 @@ fn define_function(
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let (used_v, used_u) = used_registers(blocks);
-    let emitted;
-    let lowering: Vec<(u32, Lowering)>;
-    {
+    let mut emitted;
+    let mut lowering: Vec<(u32, Lowering)>;
+    // Built again, loading every register where its block begins, if a lowering read a register that its
+    // block left unloaded (`Fx::begin_block_lazy`): a register the YAML says an instruction only writes.
+    let mut lazy = true;
+    loop {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut hsig = Signature::new(CallConv::SystemV);
         hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
@@ -447,11 +459,26 @@ fn define_function(
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.set_window_slots(slot_of.clone());
         fx.set_report_insts(opts.report.insts);
+        if !lazy {
+            fx.disable_lazy_loads();
+        }
         emitted = lower::emit_function(&mut fx, blocks, FUNCTION_CLIF);
         fx.emit_exit_block();
         fx.b.seal_all_blocks();
         lowering = fx.take_lowering().into_iter().collect();
+        let again = fx.lazy_violated();
         fx.b.finalize(isa.frontend_config());
+        // (A build without unloaded registers cannot read one.)
+        if !again || !lazy {
+            break;
+        }
+        if opts.report.timing {
+            eprintln!("jit: a lowering read a register its block left unloaded: building the function again");
+        }
+        lazy = false;
+        ctx.func.clear();
+        ctx.func.signature = entry_signature(ptr);
+        ctx.func.name = UserFuncName::user(0, id.as_u32());
     }
     let t_ir = t0.elapsed();
     if opts.report.clif {
@@ -476,7 +503,7 @@ fn define_function(
         CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
     }
     defined?;
-    Ok(Defined { id, frame, emitted, lowering })
+    Ok(Defined { id, frame, emitted, lowering, rebuilt: !lazy })
 }
 
 /// Largest function (CLIF instructions) whose Cranelift working memory is kept for the next compilation.

@@ -56,6 +56,7 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     // was a chain of three dependent loads in every iteration of both loops.
     let window = window_fields(fx, slot);
     let lanes = Lanes { offs, base: base_plus_imm(fx, &a.at), window, sp: a.at.sp };
+    let entry = fx.dirty();
     let [check, apply, done, slow, join] = [(); 5].map(|_| fx.b.create_block());
     fx.b.set_cold_block(slow);
     for b in [check, apply] {
@@ -100,9 +101,11 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     fx.set_v(a.at.rd, v);
     fx.b.ins().jump(join, &[]);
     fx.b.switch_to_block(slow);
+    let inline = fx.other_arm(entry);
     fx.call_mem(site.pc, site.index, (vec![a.at.rd.idx()], Vec::new()));
     fx.b.ins().jump(join, &[]);
     fx.b.switch_to_block(join);
+    fx.join_arms(inline);
     Lowered::Native
 }
 

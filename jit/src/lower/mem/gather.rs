@@ -1,11 +1,12 @@
 //! Vector loads and stores whose lanes are not contiguous (strided, scattered, repeated), inline in optimised
-//! code with a full EXEC (see `supports`): one vector check that every lane's access is aligned and inside the
-//! instruction's cached window, then one host access per lane. Stores go lanes ascending so the highest lane
-//! wins an overlap, as in the interpreter. A failed check calls the runtime, whose interpreter reports any
-//! fault. 8- and 16-byte lanes, and 32-bit accesses whose 4-lane slices are contiguous, go a slice at a time
-//! (`slices.rs`).
+//! code with a full EXEC (see `supports`): one check that every lane's access is aligned and inside the
+//! instruction's cached window (scalar compares of the offsets' largest lane and shared low bits, which
+//! `offsets.rs` computes once per value of the offset register), then one host access per lane. Stores go
+//! lanes ascending so the highest lane wins an overlap, as in the interpreter. A failed check calls the
+//! runtime, whose interpreter reports any fault. 8- and 16-byte lanes, and 32-bit accesses whose 4-lane slices
+//! are contiguous, go a slice at a time (`slices.rs`).
 
-use super::{base_plus_imm, window_check, window_fields};
+use super::{base_plus_imm, offsets, window_check, window_fields};
 use crate::abi::CONTIGUOUS_BYTES;
 use crate::access::{Access, Dir};
 use crate::fx::{Fx, VECS};
@@ -21,15 +22,43 @@ pub fn supports(fx: &Fx, a: &Access) -> bool {
     fx.tier() == crate::abi::Tier::Opt && fx.full_exec() && matches!(a.regs(), 1 | 2 | 4)
 }
 
+/// What `emit` needs about the access's offsets, computed where the access begins (`offsets.rs`).
+pub struct LaneFacts {
+    /// Largest lane; OR and AND of all lanes.
+    max: Value,
+    bits: (Value, Value),
+    /// For 32-bit accesses and wide loads: whether each slice goes as one host access (contiguous words, or
+    /// one address for a wide load), and each slice's first offset.
+    by_slice: Option<(Value, [Value; VECS])>,
+}
+
+/// The facts `emit` uses about `a`'s offsets (reused from an earlier access of the segment when known).
+pub fn facts(fx: &mut Fx, a: &Access) -> LaneFacts {
+    let r = a.rs1;
+    let by_slice = if wide_load(a) {
+        Some(offsets::slices_uniform(fx, r))
+    } else if a.bytes == 4 {
+        Some(offsets::slices_contiguous(fx, r))
+    } else {
+        None
+    };
+    let by_slice = by_slice.map(|ok| (ok, offsets::slice_firsts(fx, r)));
+    LaneFacts { max: offsets::max(fx, r), bits: offsets::bits(fx, r), by_slice }
+}
+
+/// An 8- or 16-byte load (each slice may read one address).
+fn wide_load(a: &Access) -> bool {
+    a.regs() > 1 && !a.is_store()
+}
+
 /// Checks every active lane, then does the access and continues at `join`; a lane that fails goes to `slow`.
-pub fn emit(fx: &mut Fx, a: &Access, slot: u32, slow: Block, join: Block) {
-    let off = fx.v(a.rs1);
+pub fn emit(fx: &mut Fx, a: &Access, slot: u32, f: &LaneFacts, slow: Block, join: Block) {
     let start = base_plus_imm(fx, a);
     let (w_lo, w_span, w_host) = window_fields(fx, slot);
     // The window's span leaves room for a 128-byte contiguous access; a lane here reads at most 16 bytes.
     let limit = fx.b.ins().iadd_imm_s(w_span, (CONTIGUOUS_BYTES - read_bytes(a)) as i64);
     let (first_inside, rel0) = window_check(fx, (w_lo, limit, w_host), start);
-    let ok = lanes_ok(fx, a, &off, start, rel0, limit);
+    let ok = lanes_ok(fx, a, f, start, rel0, limit);
     let ok = fx.b.ins().band(first_inside, ok);
     // The empty window (lo = u64::MAX, span 0, host 0) admits address u64::MAX itself, which the alignment
     // test rules out only for accesses wider than a byte: test that the window holds a region.
@@ -39,18 +68,12 @@ pub fn emit(fx: &mut Fx, a: &Access, slot: u32, slow: Block, join: Block) {
     fx.b.ins().brif(ok, go, &[], slow, &[]);
     fx.b.switch_to_block(go);
     let host0 = fx.b.ins().iadd(w_host, rel0);
-    let wide_load = a.regs() > 1 && !a.is_store();
-    if a.bytes == 4 || wide_load {
+    if let Some((by_slices, firsts)) = f.by_slice {
         let (by_slice, by_lane) = (fx.b.create_block(), fx.b.create_block());
-        let by_slices = if wide_load {
-            super::slices::slices_uniform(fx, &off)
-        } else {
-            super::slices::slices_contiguous(fx, &off)
-        };
         fx.b.ins().brif(by_slices, by_slice, &[], by_lane, &[]);
         fx.b.switch_to_block(by_slice);
-        let starts: Vec<Value> = (0..LANES).step_by(LANES / VECS).map(|l| lane_host(fx, &off, host0, l)).collect();
-        if wide_load {
+        let starts: Vec<Value> = firsts.iter().map(|&o| fx.b.ins().iadd(host0, o)).collect();
+        if wide_load(a) {
             super::slices::uniform_wide_load(fx, a, &starts);
         } else {
             super::slices::slice_access(fx, a, &starts);
@@ -58,6 +81,7 @@ pub fn emit(fx: &mut Fx, a: &Access, slot: u32, slow: Block, join: Block) {
         fx.b.ins().jump(join, &[]);
         fx.b.switch_to_block(by_lane);
     }
+    let off = fx.v(a.rs1);
     let hosts: Vec<Value> = (0..LANES).map(|l| lane_host(fx, &off, host0, l)).collect();
     match (a.dir, a.regs()) {
         (Dir::Load { signed }, 1) => gather(fx, a, &hosts, signed),
@@ -80,31 +104,28 @@ fn read_bytes(a: &Access) -> u64 {
 }
 
 /// Every lane's offset keeps its host access inside the region (`rel0 + offset <= limit`, offsets being
-/// zero-extended; `limit` = region length - `read_bytes`) and aligned as the access requires.
-fn lanes_ok(fx: &mut Fx, a: &Access, off: &[Value; VECS], start: Value, rel0: Value, limit: Value) -> Value {
-    // (Used only when rel0 <= limit.) An offset up to `limit - rel0` fits; above 2^32 - 1 every offset does.
+/// zero-extended; `limit` = region length - `read_bytes`) and aligned as the access requires: tested on the
+/// offsets' largest lane and on the low bits all lanes share (`LaneFacts`), not lane by lane.
+fn lanes_ok(fx: &mut Fx, a: &Access, f: &LaneFacts, start: Value, rel0: Value, limit: Value) -> Value {
+    // (Used only when rel0 <= limit.)
     let room = fx.b.ins().isub(limit, rel0);
-    let max = fx.b.ins().iconst(I64, u32::MAX as i64);
-    let room = fx.b.ins().umin(room, max);
-    let room = fx.b.ins().ireduce(I32, room);
-    let room = fx.b.ins().splat(I32X4, room);
-    let low = fx.b.ins().ireduce(I32, start);
-    let low = fx.b.ins().splat(I32X4, low);
-    let mut all = None;
-    for &x in off {
-        let mut ok = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, x, room);
-        // Mutant 142: lanes' alignment not tested (a misaligned lane runs instead of trapping).
-        if a.align > 1 && !crate::mutants::active(142) {
-            let addr = fx.b.ins().iadd(x, low);
-            let mask = fx.const_vec([a.align - 1; 4]);
-            let bits = fx.b.ins().band(addr, mask);
-            let zero = fx.const_vec([0; 4]);
-            let aligned = fx.b.ins().icmp(IntCC::Equal, bits, zero);
-            ok = fx.b.ins().band(ok, aligned);
+    let max = fx.b.ins().uextend(I64, f.max);
+    let mut ok = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, max, room);
+    // Mutant 142: lanes' alignment not tested (a misaligned lane runs instead of trapping).
+    if a.align > 1 && !crate::mutants::active(142) {
+        // Lane address start + offset is aligned iff the offset's low bits are those of -start; every lane's
+        // are iff the OR and the AND of all lanes' low bits both are.
+        let mask = (a.align - 1) as i64;
+        let low = fx.b.ins().ireduce(I32, start);
+        let minus = fx.b.ins().ineg(low);
+        let want = fx.b.ins().band_imm_u(minus, mask);
+        for bits in [f.bits.0, f.bits.1] {
+            let got = fx.b.ins().band_imm_u(bits, mask);
+            let same = fx.b.ins().icmp(IntCC::Equal, got, want);
+            ok = fx.b.ins().band(ok, same);
         }
-        all = Some(all.map_or(ok, |s| fx.b.ins().band(s, ok)));
     }
-    fx.b.ins().vall_true(all.expect("LANES > 0"))
+    ok
 }
 
 /// Host address of lane `l`'s access.

@@ -69,6 +69,7 @@ pub fn lower(fx: &mut Fx, site: &Site, op: &ImgOp, store: bool) -> Lowered {
     let exec = fx.exec_val();
     let (lanes, ok) = check_lanes(fx, op, &img, exec);
     let desc_ok = descriptor_ok(fx, &img);
+    let entry = fx.dirty();
     let ok = fx.b.ins().band(ok, desc_ok);
     let (wide, narrow) = (fx.b.create_block(), fx.b.create_block());
     let checked = fx.b.create_block();
@@ -86,10 +87,12 @@ pub fn lower(fx: &mut Fx, site: &Site, op: &ImgOp, store: bool) -> Lowered {
         fx.b.ins().jump(join, &[]);
     }
     fx.b.switch_to_block(slow);
+    let inline = fx.other_arm(entry);
     let writes = if store { Vec::new() } else { (op.rd.idx()..op.rd.idx() + op.data_regs()).collect() };
     fx.call_mem(site.pc, site.index, (writes, Vec::new()));
     fx.b.ins().jump(join, &[]);
     fx.b.switch_to_block(join);
+    fx.join_arms(inline);
     Lowered::Native
 }
 

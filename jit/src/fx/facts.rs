@@ -1,0 +1,60 @@
+//! Facts about a vector register's current value that lowering computes once and reuses until the register is
+//! written: what the inline memory paths know about a register of per-lane offsets (`lower/mem/offsets.rs`
+//! computes them). A tiled matrix multiply's 16 shared-memory loads from one offset register then pay for one
+//! vector check of that register, not 16.
+//!
+//! A fact is a Cranelift value, so it may be used only where its definition dominates: facts are forgotten
+//! where a block or a block variant begins (its code has other predecessors), and where the register gets a
+//! new value (an instruction's result, a reload from the state after a runtime call, NaNs made canonical).
+//! The lowering computes them only on the straight path of a segment, before an access's first branch, never
+//! inside one of its arms.
+
+use super::Fx;
+use cranelift_codegen::ir::Value;
+use lanejit_isa::VReg;
+
+/// What is known about one register's lanes as per-lane byte offsets (each `None` until computed).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OffsetFacts {
+    /// Lane 0's offset (I32).
+    pub first: Option<Value>,
+    /// Largest lane (I32, unsigned).
+    pub max: Option<Value>,
+    /// Bitwise OR and AND of all lanes (I32): every lane's low bits equal `c` iff both do, which is how the
+    /// lanes' alignment is tested against a base known only per access.
+    pub any_bits: Option<Value>,
+    pub all_bits: Option<Value>,
+    /// Lane l holds `first + 4·l` (I8 boolean).
+    pub contiguous: Option<Value>,
+    /// Each 4-lane slice holds four consecutive words from its first lane (I8 boolean).
+    pub slices_contiguous: Option<Value>,
+    /// Each 4-lane slice holds one offset in all its lanes (I8 boolean).
+    pub slices_uniform: Option<Value>,
+    /// Each slice's first lane, zero-extended (I64).
+    pub slice_firsts: Option<[Value; super::VECS]>,
+}
+
+impl Fx<'_> {
+    /// What is known about `r`'s current value.
+    pub fn offset_facts(&self, r: VReg) -> OffsetFacts {
+        self.offset_facts[r.idx()]
+    }
+
+    /// Records what is known about `r`'s current value (computed where it dominates the rest of the segment).
+    pub fn keep_offset_facts(&mut self, r: VReg, facts: OffsetFacts) {
+        self.offset_facts[r.idx()] = facts;
+    }
+
+    /// `r` gets a new value.
+    pub(super) fn forget_offset_facts(&mut self, r: usize) {
+        // Mutant 160: facts outlive a write of their register (a later access trusts the old offsets' checks).
+        if !crate::mutants::active(160) {
+            self.offset_facts[r] = OffsetFacts::default();
+        }
+    }
+
+    /// A block or a block variant begins: nothing computed before it dominates its code.
+    pub(super) fn forget_all_offset_facts(&mut self) {
+        self.offset_facts.fill(OffsetFacts::default());
+    }
+}
