@@ -92,13 +92,15 @@ fn a_trapping_kernel_exits_1_naming_the_trap() {
 fn bad_options_exit_2_before_anything_runs() {
     let vadd = example("vadd.s");
     let vadd = vadd.to_str().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["bench", vadd, "--buffer", "u64:4"], "unknown type"),
         (&["bench", vadd, "--engines", "interp,warp"], "warp"),
         (&["bench", vadd, "--engines", "jit,jit"], "named twice"),
         (&["bench", vadd, "--repeat", "0"], "--repeat"),
         (&["bench", vadd, "--filter", "saxpy"], "cannot be used with"),
         (&["bench", "--buffer", "u32:4"], "go with a kernel file"),
+        (&["bench", vadd, "--best-of", "5"], "cannot be used with"),
+        (&["bench", "--best-of", "0"], "--best-of"),
     ];
     for (args, says) in cases {
         let out = lanejit(args);

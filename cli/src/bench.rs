@@ -49,6 +49,10 @@ pub struct BenchArgs {
     /// alu_loop at `--scaling-size`: the issue's "two threads on every large kernel" (memory-bound ones included).
     #[arg(long, conflicts_with = "kernel")]
     pub scaling_all: bool,
+    /// Launches per figure for the bundled kernels, the shortest reported: more give steadier figures on a noisy
+    /// machine (a VM's run-to-run spread can exceed 30%).
+    #[arg(long, conflicts_with = "kernel", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub best_of: u32,
     /// Leave out the extra row for the matrix multiply at the large size (1024 × 1024 × 1024 f32, JIT only).
     #[arg(long, conflicts_with = "kernel")]
     pub skip_large: bool,
@@ -138,23 +142,35 @@ fn once(
     Ok((took, n0.elapsed(), stats.retired, stats.lane_ops, stats.interpreted))
 }
 
+/// The shortest of `m.best_of` launches (and of their native runs).
 fn best(
     ex: &examples::Example,
     kernel: &Kernel,
     engine: Engine,
-    size: Size,
+    m: Measure,
     threads: usize,
 ) -> Result<(Duration, Duration, u64, u64, u64)> {
+    let size = m.size;
     let mut b = once(ex, kernel, engine, size, threads)?;
-    for _ in 0..2 {
+    for _ in 1..m.best_of {
         let r = once(ex, kernel, engine, size, threads)?;
         b = (b.0.min(r.0), b.1.min(r.1), r.2, r.3, r.4);
     }
     Ok(b)
 }
 
-/// Measures one bundled example at `size`: compile times, the JIT, the interpreter (unless the run would retire more than `interp_limit`), quick code alone and native Rust.
-pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64, compile: &CompileConfig) -> Result<BenchRow> {
+/// How a bundled kernel is measured: its problem size and launches per figure (the shortest counts).
+#[derive(Clone, Copy)]
+pub struct Measure {
+    /// The example's problem size.
+    pub size: Size,
+    /// Launches per figure (at least 1).
+    pub best_of: u32,
+}
+
+/// Measures one bundled example at `m.size`: compile times, the JIT, the interpreter (unless the run would retire more than `interp_limit`), quick code alone and native Rust.
+pub fn measure(ex: &examples::Example, m: Measure, interp_limit: u64, compile: &CompileConfig) -> Result<BenchRow> {
+    let size = m.size;
     // A fresh kernel per measurement so the compile time is this run's.
     let kernel = assemble(ex, compile)?;
     let insns = kernel.quick().map_err(|e| anyhow!(e))?.guest_insns.max(1) as f64;
@@ -162,13 +178,13 @@ pub fn measure(ex: &examples::Example, size: Size, interp_limit: u64, compile: &
         median_compile(&kernel.code, Tier::Quick, &compile.jit)?,
         median_compile(&kernel.code, Tier::Opt, &compile.jit)?,
     );
-    let (jit, native, retired, lane_ops, interpreted) = best(ex, &kernel, Engine::Jit, size, 1)?;
-    let interp = if retired <= interp_limit { Some(best(ex, &kernel, Engine::Interp, size, 1)?.0) } else { None };
+    let (jit, native, retired, lane_ops, interpreted) = best(ex, &kernel, Engine::Jit, m, 1)?;
+    let interp = if retired <= interp_limit { Some(best(ex, &kernel, Engine::Interp, m, 1)?.0) } else { None };
     // Quick code alone, where the interpreter also ran (quick code on a run too long to interpret is slow too).
     let quick = match interp {
         Some(_) => {
             let only_quick = assemble(ex, &CompileConfig { jit_hot: u32::MAX, ..*compile })?;
-            Some(best(ex, &only_quick, Engine::Jit, size, 1)?.0)
+            Some(best(ex, &only_quick, Engine::Jit, m, 1)?.0)
         }
         None => None,
     };
@@ -211,11 +227,11 @@ fn median_compile(code: &lanejit_interp::Code, tier: Tier, opts: &lanejit_jit::J
 }
 
 /// Launch time with one and with two worker threads (the JIT), on a many-workgroup kernel.
-pub fn scaling(name: &str, size: Size, compile: &CompileConfig) -> Result<(f64, f64)> {
+pub fn scaling(name: &str, m: Measure, compile: &CompileConfig) -> Result<(f64, f64)> {
     let ex = examples::by_name(name).ok_or_else(|| anyhow!("no example {name}"))?;
     let kernel = assemble(ex, compile)?;
-    let one = best(ex, &kernel, Engine::Jit, size, 1)?.0.as_secs_f64();
-    let two = best(ex, &kernel, Engine::Jit, size, 2)?.0.as_secs_f64();
+    let one = best(ex, &kernel, Engine::Jit, m, 1)?.0.as_secs_f64();
+    let two = best(ex, &kernel, Engine::Jit, m, 2)?.0.as_secs_f64();
     Ok((one, two))
 }
 
@@ -302,10 +318,10 @@ pub fn run(a: &BenchArgs, compile: &CompileConfig) -> Result<()> {
     }
     let with_scaling = chosen.iter().any(|e| e.name == "alu_loop");
     if !a.json {
-        println!("one worker thread; times in ms, best of 3; lane-ops/s in millions; jit = quick code with hot blocks \
+        println!("one worker thread; times in ms, best of {}; lane-ops/s in millions; jit = quick code with hot blocks \
                   optimised, quick = quick code only; compile ms per 100 instructions of the whole kernel (median of 7) \
                   with the quick tier (c/100) and the optimising tier (opt/100); int% = share of the jit run's instructions the \
-                  interpreter executed");
+                  interpreter executed", a.best_of);
         println!(
             "{:<16} {:>11} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7}",
             "kernel",
@@ -336,16 +352,17 @@ pub fn run(a: &BenchArgs, compile: &CompileConfig) -> Result<()> {
     }
     let mut rows = Vec::new();
     for (ex, size) in runs {
-        let row = measure(ex, size, a.interp_limit, compile)?;
+        let row = measure(ex, Measure { size, best_of: a.best_of }, a.interp_limit, compile)?;
         if !a.json {
             print_row(&row);
         }
         rows.push(row);
     }
-    let scale = if with_scaling { Some(scaling("alu_loop", scaling_size, compile)?) } else { None };
+    let at = |size| Measure { size, best_of: a.best_of };
+    let scale = if with_scaling { Some(scaling("alu_loop", at(scaling_size), compile)?) } else { None };
     let mut all = Vec::new();
     for ex in chosen.iter().filter(|_| a.scaling_all) {
-        let (one, two) = scaling(ex.name, size, compile)?;
+        let (one, two) = scaling(ex.name, at(size), compile)?;
         if !a.json {
             println!(
                 "threads: {} ({}) on the JIT, 1 thread {:.2} ms, 2 threads {:.2} ms, speedup {:.2}x",
