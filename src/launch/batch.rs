@@ -41,10 +41,24 @@ impl<'c, 'a> Batch<'c, 'a> {
     }
 
     fn go_to(&mut self, wg: u64, wave: usize) {
-        if wg != self.wg {
+        if wg == self.wg + 1 {
+            self.env = WaveEnv { wg_id: following_id(self.cx.env.grid, self.env.wg_id), ..self.cx.env };
+        } else if wg != self.wg {
             self.env = WaveEnv { wg_id: workgroup_id(self.cx.env.grid, wg), ..self.cx.env };
         }
         (self.wg, self.wave, self.env.wave_id) = (wg, wave, wave as u32);
+    }
+}
+
+/// The id of the workgroup after `id` in launch order (x fastest): `workgroup_id(grid, i + 1)` without its three
+/// divisions, which were a tenth of `Batch::next` on a kernel whose workgroups are one wave each.
+fn following_id(grid: [u32; 3], [x, y, z]: [u32; 3]) -> [u32; 3] {
+    if x + 1 < grid[0] {
+        [x + 1, y, z]
+    } else if y + 1 < grid[1] {
+        [0, y + 1, z]
+    } else {
+        [0, 0, z + 1]
     }
 }
 
@@ -152,6 +166,21 @@ impl Worker<'_, '_> {
             }
             if ended_run {
                 return Ok(true);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{following_id, workgroup_id};
+
+    #[test]
+    fn the_following_id_is_the_next_index_in_launch_order() {
+        for grid in [[1, 1, 1], [3, 1, 1], [1, 4, 1], [3, 2, 4], [1, 1, 5], [7, 1, 3]] {
+            let count = grid.iter().map(|&d| d as u64).product::<u64>();
+            for i in 0..count - 1 {
+                assert_eq!(following_id(grid, workgroup_id(grid, i)), workgroup_id(grid, i + 1), "{grid:?} {i}");
             }
         }
     }
