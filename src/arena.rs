@@ -153,6 +153,12 @@ impl Arena {
         }
         let len = usize::try_from(capacity).map_err(|e| AllocError::Map(e.to_string()))?;
         let map = MmapMut::map_anon(len).map_err(|e| AllocError::Map(e.to_string()))?;
+        // Transparent huge pages where the kernel offers them on request (THP `madvise` mode, Debian's default):
+        // a kernel streaming through a 64 MiB buffer then takes 32 page faults and TLB entries, not 16,384.
+        // Allocations are packed, so this commits at most one 2 MiB page beyond the bytes in use. Best effort:
+        // without THP the advice fails and nothing changes.
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::HugePage);
         let state = State {
             table: BTreeMap::new(),
             snapshot: None,
