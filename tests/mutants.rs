@@ -21,16 +21,9 @@ const PROGRAMS: u64 = 2_000;
 /// Campaign seed of mutant `id`: `SEED_BASE + id`.
 const SEED_BASE: u64 = 0x0bad_0000;
 /// Planted bugs the short campaign is known not to catch, and why. Every other one must be caught (memory and
-/// EXEC ones included), at least 95% of all must be, and one listed here that starts being caught fails the
-/// test so that the list stays true.
+/// EXEC ones included), at least 95% of all (`ABSORBED` aside) must be, and one listed here that starts being
+/// caught fails the test so that the list stays true.
 const KNOWN_MISSES: &[(u32, &str)] = &[
-    (
-        163,
-        "by design: the lowering reads a register its block left unloaded, and the function is built again \
-           loading every register, so every answer is right. tests/lazy_loads.rs checks that the second build \
-           happens (matmul) and that every example stays exact; this entry fails if the campaign ever catches \
-           it, i.e. if the second build stops happening",
-    ),
     (
         148,
         "needs a 32-bit access whose 4-lane slices start contiguous and then break, in a block hot enough for \
@@ -58,6 +51,14 @@ const KNOWN_MISSES: &[(u32, &str)] = &[
            it with the bug compiled in)",
     ),
 ];
+/// Planted errors that a safety net must absorb, so that every answer stays right: the campaign must not catch
+/// them (if it does, the safety net failed), and they do not count towards the share of planted bugs caught.
+const ABSORBED: &[(u32, &str)] = &[(
+    163,
+    "the lowering reads a register its block left unloaded, and the function is built again loading every \
+       register (jit/src/runtime/mod.rs define_function). tests/lazy_loads.rs checks that the second build \
+       happens (matmul) and that every example stays exact",
+)];
 /// Largest acceptable shrunk reproducer, in rendered instructions (structures, `end` and returns included).
 const MAX_SHRUNK: usize = 10;
 /// Mutants whose reproducers may be a little longer, the limit, and why.
@@ -213,22 +214,29 @@ fn mutants_are_caught_and_shrink() {
         rows.push(r);
     }
     let known = |id: u32| KNOWN_MISSES.iter().any(|k| k.0 == id);
+    let absorbed = |id: u32| ABSORBED.iter().any(|k| k.0 == id);
     let missed: Vec<String> = rows
         .iter()
-        .filter(|r| r.first.is_none() && !crashed_ids.contains(&r.id) && !known(r.id))
+        .filter(|r| r.first.is_none() && !crashed_ids.contains(&r.id) && !known(r.id) && !absorbed(r.id))
         .map(|r| format!("{} {}: {}", r.id, r.site, r.what))
         .collect();
     let now_caught: Vec<u32> = rows.iter().filter(|r| r.first.is_some() && known(r.id)).map(|r| r.id).collect();
-    let caught = rows.iter().filter(|r| r.first.is_some()).count();
+    let not_absorbed: Vec<u32> = rows.iter().filter(|r| r.first.is_some() && absorbed(r.id)).map(|r| r.id).collect();
+    let bugs = rows.len() - ABSORBED.len();
+    let caught = rows.iter().filter(|r| r.first.is_some() && !absorbed(r.id)).count();
     let big: Vec<String> = rows
         .iter()
         .filter(|r| r.first.is_some() && !r.hang && r.shrunk.is_none_or(|n| n > max_shrunk(r.id)))
         .map(|r| format!("mutant {} ({}): {:?} instructions\n{}", r.id, r.what, r.shrunk, r.reproducer))
         .collect();
-    println!("{} mutants, {caught} caught ({:.1}%), {} missed unexpectedly, {} known misses, {} crashed, {} over their shrink limit (<= {MAX_SHRUNK}, or as LONGER says) \
-              instructions ({:.1} s)", rows.len(), 100.0 * caught as f64 / rows.len() as f64, missed.len(), KNOWN_MISSES.len(),
-             crashed.len(), big.len(), t0.elapsed().as_secs_f64());
-    assert!(caught * 100 >= rows.len() * 95, "only {caught} of {} mutants caught (at least 95% must be)", rows.len());
+    println!("{bugs} planted bugs, {caught} caught ({:.1}%), {} missed unexpectedly, {} known misses, {} crashed, {} over their shrink limit (<= {MAX_SHRUNK}, or as LONGER says) \
+              instructions; {} absorbed by a safety net ({:.1} s)", 100.0 * caught as f64 / bugs as f64, missed.len(), KNOWN_MISSES.len(),
+             crashed.len(), big.len(), ABSORBED.len(), t0.elapsed().as_secs_f64());
+    assert!(caught * 100 >= bugs * 95, "only {caught} of {bugs} planted bugs caught (at least 95% must be)");
+    assert!(
+        not_absorbed.is_empty(),
+        "planted errors {not_absorbed:?} changed answers: the safety net that absorbs them (ABSORBED) failed"
+    );
     assert!(now_caught.is_empty(), "known misses {now_caught:?} are caught now: take them out of KNOWN_MISSES");
     assert!(crashed.is_empty(), "the fuzzer process crashed (no reproducer):\n{}", crashed.join("\n"));
     assert!(missed.is_empty(), "mutants not caught in {PROGRAMS} programs:\n{}", missed.join("\n"));

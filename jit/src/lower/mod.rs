@@ -251,7 +251,7 @@ fn written_first(block: &Block, segments: &[std::ops::Range<usize>]) -> Vec<Vec<
                 let (reads, writes) = (op.insn.reads(), op.insn.writes());
                 // Mutant 163: registers the instruction also reads count as written first. The lowering then
                 // reads one its block left unloaded, and the function is built again loading every register:
-                // right answers, so a campaign must not catch it (tests/lazy_loads.rs checks the second build).
+                // right answers, so a campaign must not catch it (tests/mutants.rs ABSORBED; tests/lazy_loads.rs).
                 let read_too = |r: usize| reads.vregs().any(|x| x.idx() == r) && !crate::mutants::active(163);
                 for r in writes.vregs().map(|r| r.idx()) {
                     if !seen[r] && !read_too(r) {
