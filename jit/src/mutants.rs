@@ -195,6 +195,6 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (159, "lower/mod.rs:emit_segment", "quick code runs blocks entered with a partial EXEC as full-EXEC ones (no blend)"),
     (160, "fx/facts.rs:forget_offset_facts", "offset facts outlive a write of their register (later accesses trust old checks)"),
     (161, "fx/regs.rs:load_unloaded", "a masked variant blends into a register its block left unloaded (never loaded)"),
-    (162, "lower/mem.rs:access", "the runtime path of an inline access stores the destination the inline path wrote"),
+    (162, "fx/exits.rs:runtime_arm", "the runtime path of an inline access stores the destination the inline path wrote"),
     (163, "lower/mod.rs:written_first", "registers an instruction reads and writes are left unloaded (the function is built again)"),
 ];

@@ -2,9 +2,9 @@
 //! (starting the next wave in place), counting retired instructions and lane-ops, and calls that hand one
 //! instruction to the interpreter or the runtime's memory path.
 
-use super::{flags, touched, written, BlockRegs, Fx, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
+use super::{flags, touched, written, BlockRegs, Dirty, Fx, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
 use crate::abi::Exit;
-use cranelift_codegen::ir::{types::*, InstBuilder, Value};
+use cranelift_codegen::ir::{types::*, Block, InstBuilder, Value};
 use lanejit_isa::LANES;
 
 impl Fx<'_> {
@@ -166,6 +166,27 @@ impl Fx<'_> {
     pub fn call_mem(&mut self, pc: u32, done: u32, writes: BlockRegs) {
         self.note_lowering(pc, crate::abi::Lowering::Runtime);
         self.call_runtime(self.helpers.mem, pc, done, Some(writes));
+    }
+
+    /// The runtime path of an inline access, emitted in `slow` after the inline path, then on to `join`. It
+    /// starts from `entry`, the changes taken before the access branched: a register only the inline path
+    /// wrote is unchanged on this path (and, when its block left it unloaded, undefined), so the call must not
+    /// store it. At `join` a register changed on either path counts as changed.
+    pub fn runtime_arm(
+        &mut self,
+        (slow, join): (Block, Block),
+        entry: Dirty,
+        (pc, done): (u32, u32),
+        writes: BlockRegs,
+    ) {
+        self.b.switch_to_block(slow);
+        // Mutant 162: the runtime path starts from the inline path's changes, so it stores a destination that
+        // on its own path is unchanged (and, when its block left it unloaded, undefined: zeros reach the state).
+        let inline = if crate::mutants::active(162) { self.dirty() } else { self.other_arm(entry) };
+        self.call_mem(pc, done, writes);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.join_arms(inline);
     }
 
     /// Calls helper `f(state, ctx, pc)`, which executes the instruction at `pc` on the state: the registers it

@@ -20,10 +20,9 @@ pub struct OffsetFacts {
     pub first: Option<Value>,
     /// Largest lane (I32, unsigned).
     pub max: Option<Value>,
-    /// Bitwise OR and AND of all lanes (I32): every lane's low bits equal `c` iff both do, which is how the
-    /// lanes' alignment is tested against a base known only per access.
-    pub any_bits: Option<Value>,
-    pub all_bits: Option<Value>,
+    /// Bitwise (OR, AND) of all lanes (I32 each): every lane's low bits equal `c` iff both do, which is how
+    /// the lanes' alignment is tested against a base known only per access.
+    pub bits: Option<(Value, Value)>,
     /// Lane l holds `first + 4·l` (I8 boolean).
     pub contiguous: Option<Value>,
     /// Each 4-lane slice holds four consecutive words from its first lane (I8 boolean).

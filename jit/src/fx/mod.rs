@@ -114,6 +114,9 @@ pub struct Fx<'a> {
 /// The vector and uniform registers a guest block names.
 pub type BlockRegs = (Vec<usize>, Vec<usize>);
 
+/// Per vector and per uniform register: changed since the state last held it (stored at every way out).
+pub type Dirty = (Vec<bool>, Vec<bool>);
+
 impl<'a> Fx<'a> {
     /// Declares variables for the registers the kernel names.
     pub fn new(

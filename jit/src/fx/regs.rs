@@ -1,7 +1,7 @@
 //! Guest registers as Cranelift variables: loaded from the wave state when a block begins, written under EXEC
 //! (blended in the masked variant), tracked as changed (dirty) and stored at every way out of the block.
 
-use super::{flags, u_offset, v_offset, BlockRegs, Fx, Vec32, VECS};
+use super::{flags, u_offset, v_offset, BlockRegs, Dirty, Fx, Vec32, VECS};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{types::*, InstBuilder, MemFlagsData, Value};
 use lanejit_interp::fp::F32_QNAN;
@@ -127,25 +127,24 @@ impl Fx<'_> {
     }
 
     /// Which registers must be stored when the current code leaves the block.
-    pub fn dirty(&self) -> (Vec<bool>, Vec<bool>) {
+    pub fn dirty(&self) -> Dirty {
         (self.dirty_v.clone(), self.dirty_u.clone())
     }
 
-    pub fn set_dirty(&mut self, d: (Vec<bool>, Vec<bool>)) {
+    pub fn set_dirty(&mut self, d: Dirty) {
         (self.dirty_v, self.dirty_u) = d;
     }
 
-    /// Switches to emitting a branch's other arm, which starts from the changes `entry` (taken before the branch):
-    /// a register the first arm wrote is not changed on this path (and, left unloaded, not defined on it either),
-    /// so a runtime call here must not store it. Returns the first arm's changes, for `join_arms`.
-    pub fn other_arm(&mut self, entry: (Vec<bool>, Vec<bool>)) -> (Vec<bool>, Vec<bool>) {
+    /// Switches to emitting a branch's other arm, which starts from the changes `entry` (taken before the
+    /// branch); returns the first arm's changes, for `join_arms` (see `runtime_arm`).
+    pub(super) fn other_arm(&mut self, entry: Dirty) -> Dirty {
         let first = self.dirty();
         self.set_dirty(entry);
         first
     }
 
     /// The arms meet again: a register changed on either path counts as changed.
-    pub fn join_arms(&mut self, first: (Vec<bool>, Vec<bool>)) {
+    pub(super) fn join_arms(&mut self, first: Dirty) {
         self.dirty_v.iter_mut().zip(first.0).for_each(|(d, x)| *d |= x);
         self.dirty_u.iter_mut().zip(first.1).for_each(|(d, x)| *d |= x);
     }

@@ -171,14 +171,7 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
     if let Some(lanes) = lanes {
         gather::emit(fx, &a, slot, &lanes, slow, join);
     }
-    fx.b.switch_to_block(slow);
-    // Mutant 162: the runtime path starts from the inline path's changes, so it stores a destination that on
-    // its own path is unchanged (and, when its block left it unloaded, undefined: zeros reach the state).
-    let inline = if crate::mutants::active(162) { fx.dirty() } else { fx.other_arm(entry) };
-    fx.call_mem(site.pc, site.index, writes(&a));
-    fx.b.ins().jump(join, &[]);
-    fx.b.switch_to_block(join);
-    fx.join_arms(inline);
+    fx.runtime_arm((slow, join), entry, (site.pc, site.index), writes(&a));
     Lowered::Native
 }
 

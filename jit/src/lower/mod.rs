@@ -205,9 +205,10 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     // Optimised code leaves the vector registers a block writes before reading them in the state until a
     // masked variant needs them for its blend (a single-block loop carries every register around its back
     // edge instead): `due[s]` are those first written in segment `s`.
-    let lazy = fx.tier() == Tier::Opt && fx.lazy_loads() && !loops_to_itself(block);
+    let looping = loops_to_itself(block);
+    let lazy = fx.tier() == Tier::Opt && fx.lazy_loads() && !looping;
     let due = if lazy { written_first(block, &segments) } else { vec![Vec::new(); segments.len()] };
-    if loops_to_itself(block) {
+    if looping {
         fx.begin_block(&regs);
         let header = fx.b.create_block();
         fx.b.ins().jump(header, &[]);

@@ -100,12 +100,7 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     let v = std::array::from_fn(|k| fx.b.ins().stack_load(I64, I32X4, olds, 16 * k as i32));
     fx.set_v(a.at.rd, v);
     fx.b.ins().jump(join, &[]);
-    fx.b.switch_to_block(slow);
-    let inline = fx.other_arm(entry);
-    fx.call_mem(site.pc, site.index, (vec![a.at.rd.idx()], Vec::new()));
-    fx.b.ins().jump(join, &[]);
-    fx.b.switch_to_block(join);
-    fx.join_arms(inline);
+    fx.runtime_arm((slow, join), entry, (site.pc, site.index), (vec![a.at.rd.idx()], Vec::new()));
     Lowered::Native
 }
 

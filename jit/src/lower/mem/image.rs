@@ -86,13 +86,8 @@ pub fn lower(fx: &mut Fx, site: &Site, op: &ImgOp, store: bool) -> Lowered {
         }
         fx.b.ins().jump(join, &[]);
     }
-    fx.b.switch_to_block(slow);
-    let inline = fx.other_arm(entry);
     let writes = if store { Vec::new() } else { (op.rd.idx()..op.rd.idx() + op.data_regs()).collect() };
-    fx.call_mem(site.pc, site.index, (writes, Vec::new()));
-    fx.b.ins().jump(join, &[]);
-    fx.b.switch_to_block(join);
-    fx.join_arms(inline);
+    fx.runtime_arm((slow, join), entry, (site.pc, site.index), (writes, Vec::new()));
     Lowered::Native
 }
 

@@ -45,9 +45,9 @@ pub fn bits(fx: &mut Fx, r: VReg) -> (Value, Value) {
     known(
         fx,
         r,
-        |f| f.any_bits.zip(f.all_bits),
+        |f| f.bits,
         |fx, off| (fx.fold(off, |f, a, b| f.b.ins().bor(a, b)), fx.fold(off, |f, a, b| f.b.ins().band(a, b))),
-        |f, (any, all)| (f.any_bits, f.all_bits) = (Some(any), Some(all)),
+        |f, x| f.bits = Some(x),
     )
 }
 
