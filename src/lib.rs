@@ -103,6 +103,7 @@ pub struct Kernel {
     pub jit_promotion: Arc<tier::HotBlocks>,
     written: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     to_clear: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
+    start_facts: Arc<OnceLock<lanejit_jit::StartFacts>>,
     named: Arc<OnceLock<(Vec<usize>, Vec<usize>)>>,
     barrier: Arc<OnceLock<bool>>,
     config: CompileConfig,
@@ -130,6 +131,7 @@ impl Kernel {
             jit_promotion,
             written: Arc::default(),
             to_clear: Arc::default(),
+            start_facts: Arc::default(),
             named: Arc::default(),
             barrier: Arc::default(),
             config,
@@ -169,6 +171,12 @@ impl Kernel {
     /// minus those every wave provably writes before reading them (`lanejit_jit::registers_to_clear`).
     pub fn registers_to_clear(&self) -> &(Vec<usize>, Vec<usize>) {
         self.to_clear.get_or_init(|| lanejit_jit::registers_to_clear(&self.code))
+    }
+
+    /// What a launch's wave start writes besides the ABI's values (the clear set, the ids the kernel names,
+    /// whether it may overwrite the ABI's registers): `lanejit_jit::StartFacts`.
+    pub fn start_facts(&self) -> &lanejit_jit::StartFacts {
+        self.start_facts.get_or_init(|| lanejit_jit::StartFacts::of(&self.code))
     }
 
     /// Some word of the kernel (at any offset) decodes as a `barrier`: without one, every wave of a workgroup

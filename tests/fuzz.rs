@@ -139,6 +139,7 @@ fn shrinker_moves_an_if_mask_into_the_state() {
         shared: 0,
         private: 0,
         waves: 1,
+        launch: false,
     };
     let init = lanejit::state_json::StateJson { u: [("3".to_string(), 0x00ff_00f0)].into(), ..Default::default() };
     fn has_if(ns: &[Node]) -> bool {

@@ -68,6 +68,8 @@ pub struct JitCtx<'a> {
     /// storing the registers a block changed when it goes on to a block that only ends the wave. A byte:
     /// compiled code loads it at `CTX_DISCARD_OFFSET`.
     pub discard_final: u8,
+    /// The waves compiled code may start itself at a wave's end (`NextWave::plan`; an idle plan without one).
+    pub plan: *mut crate::plan::WavePlan,
 }
 
 /// The waves a run goes on with after the running one ends, so that compiled code starts the next wave itself
@@ -83,6 +85,13 @@ pub trait NextWave {
     /// for runs that compare or return final states.
     fn discards_registers(&self) -> bool {
         false
+    }
+
+    /// The plan by which compiled code starts the next waves itself (`plan.rs`), when they begin as a launch's
+    /// waves do; `NextWave::next` is then asked only when the plan allows no more. The plan must describe
+    /// the same waves `next` would give.
+    fn plan(&mut self) -> Option<&mut crate::plan::WavePlan> {
+        None
     }
 }
 
@@ -106,6 +115,8 @@ pub const CTX_WINDOWS_OFFSET: i32 = offset_of!(JitCtx, windows) as i32;
 pub const CTX_HITS_OFFSET: i32 = offset_of!(JitCtx, hits) as i32;
 pub const CTX_ENV_OFFSET: i32 = offset_of!(JitCtx, env) as i32;
 pub const CTX_DISCARD_OFFSET: i32 = offset_of!(JitCtx, discard_final) as i32;
+pub const CTX_PLAN_OFFSET: i32 = offset_of!(JitCtx, plan) as i32;
+pub const CTX_ENDED_OFFSET: i32 = offset_of!(JitCtx, ended_retired) as i32;
 
 /// Addresses of the Rust helpers compiled code calls, and their signature (all three take the same arguments).
 #[derive(Clone, Copy)]

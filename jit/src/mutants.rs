@@ -197,4 +197,8 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (161, "fx/regs.rs:load_unloaded", "a masked variant blends into a register its block left unloaded (never loaded)"),
     (162, "fx/exits.rs:runtime_arm", "the runtime path of an inline access stores the destination the inline path wrote"),
     (163, "lower/mod.rs:written_first", "registers an instruction reads and writes are left unloaded (the function is built again)"),
+    (164, "fx/next_wave.rs:move_to_following_workgroup", "a wave started by compiled code after a row's last workgroup keeps the row's y"),
+    (165, "fx/next_wave.rs:zero_clear_set", "a wave started by compiled code keeps the last wave's vector registers of the clear set"),
+    (166, "fx/next_wave.rs:write_wave_abi", "a wave started by compiled code gets the EXEC of its workgroup's first wave"),
+    (168, "fx/next_wave.rs:advance_wave", "a wave started by compiled code reads the last wave's wave_id"),
 ];

@@ -1,11 +1,13 @@
 //! Kernels without barriers run their waves back to back: a worker's waves take turns in one wave state, and
 //! the engine goes from one wave's end to the next wave itself (`Batch`, a `lanejit_jit::NextWave`), so a run
-//! of workgroups enters compiled code once per chunk of instructions instead of once per wave.
+//! of workgroups enters compiled code once per chunk of instructions instead of once per wave. Compiled code
+//! starts the next waves without calling back (`Batch::plan`, a `lanejit_jit::WavePlan`): it asks
+//! `Batch::next` only when the plan allows no more waves.
 
 use super::{note_trap, preempted, reset_wave, workgroup_id, LaunchCtx, Worker, CHUNK, FLUSH_EVERY};
 use crate::wavemem::WaveMemory;
 use lanejit_interp::{Stop, Trap, WaveEnv, WaveState};
-use lanejit_jit::NextWave;
+use lanejit_jit::{following_id, NextWave, WavePlan};
 use std::sync::atomic::Ordering::Relaxed;
 
 /// The waves one worker runs back to back when a launch allows it (`LaunchCtx::batched`): wave `wave` of
@@ -21,25 +23,34 @@ struct Batch<'c, 'a> {
     ended: (u64, u64),
     /// The environment of the running wave (its workgroup id computed once per workgroup).
     env: WaveEnv,
+    /// The waves compiled code may start itself, and what it did (taken by `sync`).
+    plan: WavePlan,
 }
 
 impl<'c, 'a> Batch<'c, 'a> {
     /// The wave after the running one: (workgroup index, wave index).
     fn following(&self) -> (u64, usize) {
-        if self.wave + 1 < self.cx.abis.len() {
+        if self.wave + 1 < self.cx.starts.len() {
             (self.wg, self.wave + 1)
         } else {
             (self.wg + 1, 0)
         }
     }
 
-    /// Moves to wave `wave` of workgroup `wg`, updating `env`.
     /// Wave 0 of the first workgroup of `range`.
     fn new(cx: &'c LaunchCtx<'a>, range: std::ops::Range<u64>) -> Self {
         let env = WaveEnv { wg_id: workgroup_id(cx.env.grid, range.start), wave_id: 0, ..cx.env };
-        Batch { cx, wg: range.start, end: range.end, wave: 0, ended: (0, 0), env }
+        let plan = WavePlan {
+            starts: cx.starts.as_ptr(),
+            stop: cx.trapped.as_ptr() as *const u8,
+            args_addr: cx.args_addr,
+            whole_abi: (cx.facts.writes_launch_abi || cx.starts.len() > 1) as u8,
+            ..WavePlan::idle()
+        };
+        Batch { cx, wg: range.start, end: range.end, wave: 0, ended: (0, 0), env, plan }
     }
 
+    /// Moves to wave `wave` of workgroup `wg`, updating `env`.
     fn go_to(&mut self, wg: u64, wave: usize) {
         if wg == self.wg + 1 {
             self.env = WaveEnv { wg_id: following_id(self.cx.env.grid, self.env.wg_id), ..self.cx.env };
@@ -48,22 +59,30 @@ impl<'c, 'a> Batch<'c, 'a> {
         }
         (self.wg, self.wave, self.env.wave_id) = (wg, wave, wave as u32);
     }
-}
 
-/// The id of the workgroup after `id` in launch order (x fastest): `workgroup_id(grid, i + 1)` without its three
-/// divisions, which were a tenth of `Batch::next` on a kernel whose workgroups are one wave each.
-fn following_id(grid: [u32; 3], [x, y, z]: [u32; 3]) -> [u32; 3] {
-    if x + 1 < grid[0] {
-        [x + 1, y, z]
-    } else if y + 1 < grid[1] {
-        [0, y + 1, z]
-    } else {
-        [0, 0, z + 1]
+    /// Takes up what compiled code did by the plan: the waves it started (`env` describes the running one)
+    /// and the counts of those it ended.
+    fn sync(&mut self, env: &WaveEnv) {
+        self.wg += std::mem::take(&mut self.plan.crossed);
+        (self.wave, self.env) = (env.wave_id as usize, *env);
+        let [r, l] = std::mem::take(&mut self.plan.ended);
+        self.ended.0 += r;
+        self.ended.1 += l;
+    }
+
+    /// Lets compiled code start every wave left in the worker's run after the running one (only those of the
+    /// running workgroup when its shared memory must be cleared between workgroups).
+    fn allow(&mut self) {
+        let per = self.cx.starts.len() as u64;
+        let in_workgroup = per - 1 - self.wave as u64;
+        let later_workgroups = if self.cx.shared_bytes > 0 { 0 } else { (self.end - self.wg - 1) * per };
+        self.plan.waves_left = in_workgroup + later_workgroups;
     }
 }
 
 impl NextWave for Batch<'_, '_> {
     fn next(&mut self, w: &mut WaveState, env: &mut WaveEnv) -> bool {
+        self.sync(env);
         let cx = self.cx;
         let (wg, wave) = self.following();
         if wg != self.wg && (wg >= self.end || cx.shared_bytes > 0 || cx.trapped.load(Relaxed)) {
@@ -80,7 +99,8 @@ impl NextWave for Batch<'_, '_> {
         self.go_to(wg, wave);
         *env = self.env;
         // The ids differ between the waves of a workgroup; with one wave per workgroup they are still there.
-        reset_wave(cx, w, wave, env.wg_id, cx.writes_launch_abi || cx.abis.len() > 1);
+        reset_wave(cx, w, wave, env.wg_id, cx.facts.writes_launch_abi || cx.starts.len() > 1);
+        self.allow();
         true
     }
 
@@ -88,6 +108,10 @@ impl NextWave for Batch<'_, '_> {
     /// kernel writes before the next wave starts.
     fn discards_registers(&self) -> bool {
         true
+    }
+
+    fn plan(&mut self) -> Option<&mut WavePlan> {
+        Some(&mut self.plan)
     }
 }
 
@@ -111,7 +135,7 @@ impl Worker<'_, '_> {
                 &mut self.waves[0],
                 b.wave,
                 env.wg_id,
-                cx.writes_launch_abi || !self.started || cx.abis.len() > 1,
+                cx.facts.writes_launch_abi || !self.started || cx.starts.len() > 1,
             );
             self.started = true;
             match self.run_batch(&mut b, &mut env) {
@@ -144,7 +168,9 @@ impl Worker<'_, '_> {
             };
             let w = &mut self.waves[0];
             let (r0, l0) = (w.retired, w.lane_ops);
+            b.allow();
             let res = self.runner.run(w, &mut mem, env, CHUNK, None, &mut self.windows, Some(&mut *b));
+            b.sync(env);
             // Waves that ended in the call count whole (`Batch::ended` holds their totals, the first one's
             // `r0` included); the running one from zero.
             let ended = std::mem::take(&mut b.ended);
@@ -166,21 +192,6 @@ impl Worker<'_, '_> {
             }
             if ended_run {
                 return Ok(true);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{following_id, workgroup_id};
-
-    #[test]
-    fn the_following_id_is_the_next_index_in_launch_order() {
-        for grid in [[1, 1, 1], [3, 1, 1], [1, 4, 1], [3, 2, 4], [1, 1, 5], [7, 1, 3]] {
-            let count = grid.iter().map(|&d| d as u64).product::<u64>();
-            for i in 0..count - 1 {
-                assert_eq!(following_id(grid, workgroup_id(grid, i)), workgroup_id(grid, i + 1), "{grid:?} {i}");
             }
         }
     }

@@ -76,7 +76,7 @@ struct CheckedRun<'c, 'a> {
 
 impl<'c, 'a> CheckedRun<'c, 'a> {
     fn new(cx: &'c LaunchCtx<'a>, checks: Checks) -> Self {
-        let n = cx.abis.len();
+        let n = cx.starts.len();
         CheckedRun {
             cx,
             checks,
@@ -134,7 +134,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         let waiting = self.at_barrier.iter().enumerate().find_map(|(w, pc)| pc.map(|pc| (w as u32, pc)));
         if let (true, Some((other_wave, other_pc))) = (self.checks.barriers, waiting) {
             for &(wave, pc) in &self.ended {
-                let lanes = self.cx.abis[wave as usize].exec;
+                let lanes = self.cx.starts[wave as usize].exec;
                 let f = self.misuse(BarrierKind::WaveEndedBeforeBarrier, wave, pc, lanes, Some((other_wave, other_pc)));
                 self.findings.add((2, pc, other_pc, 1), || f);
             }
@@ -147,7 +147,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
     fn different_barriers(&mut self, t: &Trap, wg_id: [u32; 3]) {
         let other =
             self.at_barrier.iter().enumerate().find_map(|(w, pc)| pc.filter(|&pc| pc != t.pc).map(|pc| (w as u32, pc)));
-        let lanes = self.cx.abis[t.wave as usize].exec;
+        let lanes = self.cx.starts[t.wave as usize].exec;
         let mut f = self.misuse(BarrierKind::DifferentBarriers, t.wave, t.pc, lanes, other);
         if let Finding::Barrier(b) = &mut f {
             b.workgroup = wg_id;
@@ -190,7 +190,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
                     return Ok(WaveStop::Ended);
                 }
                 Flow::Barrier => {
-                    let threads = self.cx.abis[wi].exec;
+                    let threads = self.cx.starts[wi].exec;
                     if self.checks.barriers && exec != threads {
                         let f = self.misuse(BarrierKind::PartialExec, wi as u32, pc, exec, None);
                         self.findings.add((2, pc, 0, 0), || f);

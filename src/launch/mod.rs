@@ -11,8 +11,8 @@ use crate::{Device, Engine, Kernel};
 mod batch;
 mod checked;
 mod schedule;
-use lanejit_interp::{Lanes, Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
-use lanejit_jit::WindowCache;
+use lanejit_interp::{Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
+use lanejit_jit::{StartFacts, WaveStart, WindowCache};
 use rayon::prelude::*;
 /// The workgroup scheduler, public for the tools' differential fuzzer (`lanejit-cli`'s `fuzz::group`), which
 /// runs its multi-wave cases in exactly the order a launch uses; not part of the embedding API.
@@ -162,16 +162,9 @@ struct LaunchCtx<'a> {
     allocs: LaunchTable<'a>,
     env: WaveEnv,
     /// Per wave index: what the ABI sets (the same in every workgroup).
-    abis: Vec<WaveAbi>,
-    /// The registers to re-zero before a wave reuses a state (`Kernel::registers_to_clear`: those the kernel
-    /// may write, the only ones a wave can have made non-zero besides those the ABI sets, minus those every
-    /// wave writes before it reads them), as runs of consecutive numbers (vector, uniform): cleared run by run,
-    /// each one `fill` (a memset) instead of a store loop per register.
-    written_runs: (Vec<std::ops::Range<usize>>, Vec<std::ops::Range<usize>>),
-    /// The kernel may write a register the ABI sets to the same value in every workgroup (v0..v2, u0:u1).
-    writes_launch_abi: bool,
-    /// Which of the thread-id registers v0..v2 the kernel names (the others are never set up: nothing reads them).
-    ids_named: [bool; 3],
+    starts: Vec<WaveStart>,
+    /// What a wave's start re-zeroes and rewrites (`Kernel::start_facts`).
+    facts: &'a StartFacts,
     /// The kernel has no barrier, so each wave runs to its end before the next starts: the waves of a worker
     /// take turns in one wave state (set up as each starts), which stays in the host's L1 cache.
     one_state: bool,
@@ -342,11 +335,6 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
         grid: cfg.grid,
         wg_id: [0; 3],
     };
-    let written = kernel.registers_written();
-    let clear = kernel.registers_to_clear();
-    let written_runs = (runs(&clear.0), runs(&clear.1));
-    let writes_launch_abi = written.0.iter().any(|&r| r < 3) || written.1.iter().any(|&r| r < 2);
-    let ids_named = std::array::from_fn(|r| kernel.registers_named().0.contains(&r));
     let start = Instant::now();
     Ok(LaunchCtx {
         device,
@@ -354,10 +342,8 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
         args_addr: allocs.args_addr(),
         allocs,
         env,
-        abis: wave_abis(wg),
-        written_runs,
-        writes_launch_abi,
-        ids_named,
+        starts: WaveStart::of_workgroup(wg),
+        facts: kernel.start_facts(),
         one_state: !kernel.may_wait_at_barrier(),
         batched: !kernel.may_wait_at_barrier() && private_bytes == 0,
         shared_bytes,
@@ -405,63 +391,11 @@ fn preempted(cx: &LaunchCtx, wg_index: u64) -> bool {
     cx.trapped.load(Relaxed) && cx.first_trap.lock().unwrap().as_ref().is_some_and(|(i, _)| *i < wg_index)
 }
 
-/// What the ABI sets in each wave of a workgroup, the same in every workgroup of a launch: EXEC and the
-/// thread ids v0..v2, per wave index.
-struct WaveAbi {
-    exec: u32,
-    ids: [Lanes; 3],
-}
-
-fn wave_abis(wg_size: [u32; 3]) -> Vec<WaveAbi> {
-    let [sx, sy, _] = wg_size;
-    let threads = wg_size.iter().product::<u32>();
-    (0..threads.div_ceil(LANES as u32))
-        .map(|wave| {
-            let mut abi = WaveAbi { exec: 0, ids: [[0; LANES]; 3] };
-            for lane in 0..LANES {
-                let t = wave * LANES as u32 + lane as u32;
-                if t < threads {
-                    abi.exec |= 1 << lane;
-                    abi.ids[0][lane] = t % sx;
-                    abi.ids[1][lane] = t / sx % sy;
-                    abi.ids[2][lane] = t / (sx * sy);
-                }
-            }
-            abi
-        })
-        .collect()
-}
-
-/// Sorted register numbers as runs of consecutive ones: [3, 4, 5, 9] -> [3..6, 9..10].
-fn runs(regs: &[usize]) -> Vec<std::ops::Range<usize>> {
-    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
-    for &r in regs {
-        match out.last_mut() {
-            Some(last) if last.end == r => last.end = r + 1,
-            _ => out.push(r..r + 1),
-        }
-    }
-    out
-}
-
-/// Gives `w` the ABI's initial state of wave `wi` of workgroup `wg_id`: the registers the kernel writes zeroed,
-/// the ids and the argument address too when `whole_abi` (else `w` holds them already).
+/// Gives `w` the ABI's initial state of wave `wi` of workgroup `wg_id` (`StartFacts::start`): the registers
+/// the kernel may have left non-zero zeroed, the ids and the argument address too when `whole_abi` (else `w`
+/// holds them already).
 fn reset_wave(cx: &LaunchCtx, w: &mut WaveState, wi: usize, wg_id: [u32; 3], whole_abi: bool) {
-    let abi = &cx.abis[wi];
-    for r in &cx.written_runs.0 {
-        w.v[r.clone()].fill([0; LANES]);
-    }
-    for r in &cx.written_runs.1 {
-        w.u[r.clone()].fill(0);
-    }
-    if whole_abi {
-        for r in (0..3).filter(|&r| cx.ids_named[r]) {
-            w.v[r] = abi.ids[r];
-        }
-        w.set_u64_pair(lanejit_isa::UReg(0), cx.args_addr);
-    }
-    w.u[2..5].copy_from_slice(&wg_id);
-    (w.exec, w.pc, w.fcsr, w.retired, w.lane_ops) = (abi.exec, 0, 0, 0, 0);
+    cx.facts.start(w, &cx.starts[wi], wg_id, cx.args_addr, whole_abi);
 }
 
 /// What one worker thread keeps for the whole launch, so that starting a workgroup or a wave allocates
@@ -491,7 +425,7 @@ const FLUSH_EVERY: u64 = CHUNK;
 
 impl<'c, 'a> Worker<'c, 'a> {
     fn new(cx: &'c LaunchCtx<'a>) -> Self {
-        let n = cx.abis.len();
+        let n = cx.starts.len();
         Worker {
             cx,
             waves: vec![WaveState::default(); if cx.one_state { 1 } else { n }],
@@ -514,7 +448,7 @@ impl<'c, 'a> Worker<'c, 'a> {
     fn start_workgroup(&mut self, wg_id: [u32; 3]) {
         let cx = self.cx;
         if !cx.one_state {
-            let whole_abi = cx.writes_launch_abi || !self.started;
+            let whole_abi = cx.facts.writes_launch_abi || !self.started;
             for wi in 0..self.waves.len() {
                 self.reset_wave(wi, wi, wg_id, whole_abi);
             }
@@ -537,7 +471,7 @@ impl<'c, 'a> Worker<'c, 'a> {
     /// Sets up wave `wi` in the one shared wave state before it starts (see `LaunchCtx::one_state`); the ids
     /// are rewritten unless every wave of every workgroup has the same (one wave per workgroup).
     fn start_shared_wave(&mut self, wi: usize, wg_id: [u32; 3]) {
-        let whole_abi = self.cx.writes_launch_abi || !self.started || self.cx.abis.len() > 1;
+        let whole_abi = self.cx.facts.writes_launch_abi || !self.started || self.cx.starts.len() > 1;
         self.reset_wave(0, wi, wg_id, whole_abi);
         self.started = true;
     }
@@ -652,14 +586,4 @@ fn check_limits(cx: &LaunchCtx, total: u64, pc: u32) -> Result<(), Trap> {
         return Err(Trap::new(TrapKind::Cancelled, pc, "the launch was cancelled"));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn registers_group_into_runs_of_consecutive_numbers() {
-        assert_eq!(super::runs(&[3, 4, 5, 9, 11, 12]), vec![3..6, 9..10, 11..13]);
-        assert_eq!(super::runs(&[]), vec![]);
-        assert_eq!(super::runs(&[0]), vec![0..1]);
-    }
 }

@@ -621,6 +621,9 @@ pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson
     // Some workgroups have no barrier and no private memory: their waves run back to back, started by compiled
     // code (`lanejit_jit::NextWave`), as in a launch of such a kernel.
     let back_to_back = waves > 1 && gr.chance(40);
+    // Half of those run as a launch's waves: each starts from the last one's state as a launch sets it up
+    // (`group::run_launch_like`), which compiled code does itself (`lanejit_jit::WavePlan`).
+    let launch = back_to_back && gr.chance(50);
     let mut r = Rng::new(seed);
     let pv = *r.pick(&[4u8, 8, 8, VPOOL]);
     let pu = *r.pick(&[4u8, 8, 8, UPOOL]);
@@ -650,7 +653,7 @@ pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson
     let tail = tail(&mut g);
     let states = (0..cfg.states.max(1)).map(|_| g.init()).collect();
     let private = if back_to_back { 0 } else { PRIVATE_BYTES };
-    (GenProgram { main, tail, funcs, shared: SHARED_BYTES, private, waves }, states)
+    (GenProgram { main, tail, funcs, shared: SHARED_BYTES, private, waves, launch }, states)
 }
 
 /// The case of one seed with the default config and its first state.

@@ -5,7 +5,8 @@
 //! races between waves through shared memory come out the same on every engine that executes correctly.
 //!
 //! A case still has one initial state (so the shrinker and the reproducer format are unchanged): it is wave 0's,
-//! and wave k starts from `wave_state(init, k)`, a fixed transformation of it.
+//! and wave k starts from `wave_state(init, k)`, a fixed transformation of it (or, for a workgroup shaped
+//! `32, WAVES`, from the last wave's state as a launch sets it up: `launch_like`).
 
 use lanejit::engine::{run_chunk, Runner};
 use lanejit::launch::{schedule_workgroup, WaveStatus, WaveStop};
@@ -87,7 +88,11 @@ pub fn run_case(
             WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut [], private: &mut [], private_bytes: 0 };
         let mut shared = vec![0u8; meta.shared_bytes as usize + lanejit::launch::SHARED_RED_ZONE];
         mem.shared = &mut shared[..meta.shared_bytes as usize];
-        let trap = run_back_to_back(kernel, engine, &mut waves, &mut mem, budget, tracer);
+        let trap = if super::launch_like::is_launch_like(kernel) {
+            super::launch_like::run(kernel, engine, &mut waves[0], &mut mem, budget, tracer)
+        } else {
+            run_back_to_back(kernel, engine, &mut waves, &mut mem, budget, tracer)
+        };
         shared.truncate(meta.shared_bytes as usize);
         return finish(&device, &ranges, waves, trap, shared);
     }

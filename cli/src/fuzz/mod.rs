@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod coverage;
 pub mod gen;
 pub mod group;
+pub mod launch_like;
 pub mod oracle;
 pub mod prog;
 pub mod rng;

@@ -136,6 +136,9 @@ pub struct GenProgram {
     /// Waves of the workgroup the program runs as (1: a lone wave); rendered as `.workgroup`, so that the
     /// reproducer alone says how to run it (see `group`).
     pub waves: u8,
+    /// The program runs as a launch runs its waves, in workgroups of `waves` rows of 24 threads (rendered
+    /// `.workgroup 24, WAVES`; see `launch_like`).
+    pub launch: bool,
 }
 
 /// Table entries the structures are built from.
@@ -371,7 +374,9 @@ impl GenProgram {
             private_bytes: self.private,
             ..KernelMeta::default()
         };
-        if self.waves > 1 {
+        if self.launch {
+            meta.workgroup = [crate::fuzz::launch_like::ROW, self.waves as u32, 1];
+        } else if self.waves > 1 {
             meta.workgroup = [LANES as u32 * self.waves as u32, 1, 1];
         }
         Ok(Program { words, labels, meta })

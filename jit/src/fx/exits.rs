@@ -77,11 +77,15 @@ impl Fx<'_> {
         self.b.ins().jump(self.exit_block, &[s.into(), p.into()]);
     }
 
-    /// A wave's `end` (the block's counts added): stores everything the exit would, then asks the runtime for
-    /// the next wave; with one, starts it at `restart`, else leaves with `End`.
+    /// A wave's `end` (the block's counts added): stores everything the exit would, then starts the next wave
+    /// itself when the run's plan allows (`next_wave.rs`), else asks the runtime for it; with one, starts it at
+    /// `restart`, else leaves with `End`.
     pub fn end_wave(&mut self, pc: u32) {
         self.store_dirty();
         self.clear_dirty();
+        if let Some(facts) = self.start_facts.clone() {
+            self.start_next_wave_inline(&facts);
+        }
         self.store_exec();
         self.store_counters(0);
         let steps = self.b.use_var(self.steps);

@@ -14,6 +14,7 @@ use std::mem::offset_of;
 mod exits;
 mod facts;
 mod lanes;
+mod next_wave;
 mod regs;
 
 pub use facts::OffsetFacts;
@@ -109,6 +110,8 @@ pub struct Fx<'a> {
     lowering: std::collections::BTreeSet<(u32, crate::abi::Lowering)>,
     /// The lowering of the current instruction noted how it runs (else it is wholly native).
     noted: bool,
+    /// What a wave's start writes, for `end` to start the next wave in compiled code (`next_wave.rs`).
+    start_facts: Option<std::sync::Arc<crate::plan::StartFacts>>,
 }
 
 /// The vector and uniform registers a guest block names.
@@ -174,6 +177,7 @@ impl<'a> Fx<'a> {
             lowering: Default::default(),
             noted: false,
             report_insts: false,
+            start_facts: None,
         };
         if tier == crate::abi::Tier::Quick {
             fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::abi::CTX_HITS_OFFSET));
@@ -207,6 +211,11 @@ impl<'a> Fx<'a> {
     /// The compiler this function is built for.
     pub fn tier(&self) -> crate::abi::Tier {
         self.tier
+    }
+
+    /// Lets a wave's `end` start the next wave itself, by these facts of the kernel (`next_wave.rs`).
+    pub fn set_start_facts(&mut self, facts: std::sync::Arc<crate::plan::StartFacts>) {
+        self.start_facts = Some(facts);
     }
 
     /// Sets the window-cache slot of every code word (shared by the kernel's functions).

@@ -15,6 +15,7 @@ use crate::access::{Access, Atomic};
 use crate::lower;
 use crate::lower::mem::uniform::UniformAccess;
 use crate::options::{isa, JitOptions};
+use crate::plan::{StartFacts, WavePlan};
 use cranelift_codegen::ir::{types::*, AbiParam, Signature, UserFuncName};
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -169,6 +170,8 @@ pub struct CompiledKernel {
     /// Window-cache entries the code uses (one per vector access in the code), and each word's entry.
     pub mem_slots: usize,
     slot_of: std::sync::Arc<[u32]>,
+    /// What a wave's start writes (compiled code starts the next wave itself, `plan.rs`).
+    start_facts: std::sync::Arc<StartFacts>,
     /// Unique per compilation in this process (1, 2, …).
     pub id: u64,
     /// The compiler that made it.
@@ -352,6 +355,7 @@ fn compile_onto(
             (std::sync::Arc::from(s), n)
         }
     };
+    let start_facts = base.map_or_else(|| std::sync::Arc::new(StartFacts::of(code)), |k| k.start_facts.clone());
     let mut funcs = Vec::new();
     let mut max_frame_bytes = base.map_or(0, |k| k.max_frame_bytes);
     let mut rest: &[Block] = &blocks;
@@ -359,7 +363,7 @@ fn compile_onto(
     let mut rebuilt = base.map_or(0, |k| k.rebuilt);
     while !rest.is_empty() {
         let Defined { id, frame, emitted, lowering: lowered, rebuilt: again } =
-            define_function(module, &isa, tier, opts, &rest[..next_group(rest)], &slot_of)?;
+            define_function(module, &isa, tier, opts, &rest[..next_group(rest)], (&slot_of, &start_facts))?;
         lowering.extend(lowered);
         rebuilt += again as usize;
         max_frame_bytes = max_frame_bytes.max(frame);
@@ -392,6 +396,7 @@ fn compile_onto(
         guest_insns: base.map_or(0, |k| k.guest_insns) + new_insns,
         mem_slots,
         slot_of,
+        start_facts,
         id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         tier,
         options: *opts,
@@ -429,7 +434,7 @@ fn define_function(
     tier: Tier,
     opts: &JitOptions,
     blocks: &[Block],
-    slot_of: &std::sync::Arc<[u32]>,
+    (slot_of, start_facts): (&std::sync::Arc<[u32]>, &std::sync::Arc<StartFacts>),
 ) -> Result<Defined, JitError> {
     let t0 = Instant::now();
     let ptr = module.target_config().pointer_type();
@@ -458,6 +463,7 @@ fn define_function(
         };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.set_window_slots(slot_of.clone());
+        fx.set_start_facts(start_facts.clone());
         fx.set_report_insts(opts.report.insts);
         if !lazy {
             fx.disable_lazy_loads();
@@ -573,6 +579,11 @@ pub fn run(
         let windows = cache.entries_for(ck).as_mut_ptr();
         let (status, trap, interpreted, ended) = with_hits(hits.as_deref_mut(), code.words.len(), |hits| {
             let discard_final = next.as_ref().is_some_and(|n| n.discards_registers()) as u8;
+            let mut idle = WavePlan::idle();
+            let plan: *mut WavePlan = match next.as_mut().and_then(|n| n.plan()) {
+                Some(p) => p,
+                None => &mut idle,
+            };
             let mut cx = JitCtx {
                 discard_final,
                 steps_left: left as i64,
@@ -584,6 +595,7 @@ pub fn run(
                 slot_of: &ck.slot_of,
                 hits,
                 interpreted: 0,
+                plan,
                 next: next.as_mut().map(|n| &mut **n as &mut dyn NextWave),
                 ended_retired: 0,
             };
