@@ -303,7 +303,10 @@ pub fn reproducer_source(f: &Finding, prog: &GenProgram, div: &Divergence) -> Re
     for d in &div.diffs {
         s += &format!(";   {d}\n");
     }
-    if prog.waves > 1 {
+    if prog.launch {
+        s += &format!("; {} rows of 24 threads per workgroup, a 2x2 grid, its waves run as a launch runs them (fuzz::launch_like): the first starts from THIS.json\n", prog.waves);
+        s += "; replay: lanejit fuzz --replay THIS.s   (every engine, compared with interp)\n";
+    } else if prog.waves > 1 {
         s += &format!("; a workgroup of {} waves (.workgroup): wave 0 starts from THIS.json, wave k from fuzz::group::wave_state\n", prog.waves);
         s += "; replay: lanejit fuzz --replay THIS.s   (every engine, compared with interp)\n";
     } else {

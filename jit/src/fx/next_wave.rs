@@ -96,7 +96,8 @@ impl Fx<'_> {
         let load = |fx: &mut Self, at: i32| fx.b.ins().load(I32, flags(), fx.ctx, at);
         let (x, y, z) = (load(self, ENV_WG_ID), load(self, ENV_WG_ID + 4), load(self, ENV_WG_ID + 8));
         let (gx, gy) = (load(self, ENV_GRID), load(self, ENV_GRID + 4));
-        let (x1, y1, z1) = (self.b.ins().iadd_imm_s(x, 1), self.b.ins().iadd_imm_s(y, 1), self.b.ins().iadd_imm_s(z, 1));
+        let (x1, y1, z1) =
+            (self.b.ins().iadd_imm_s(x, 1), self.b.ins().iadd_imm_s(y, 1), self.b.ins().iadd_imm_s(z, 1));
         let x_on = self.b.ins().icmp(IntCC::UnsignedLessThan, x1, gx);
         let y_on = self.b.ins().icmp(IntCC::UnsignedLessThan, y1, gy);
         let zero = self.b.ins().iconst(I32, 0);
