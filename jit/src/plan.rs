@@ -201,6 +201,13 @@ mod tests {
     }
 
     #[test]
+    fn registers_group_into_runs_of_consecutive_numbers() {
+        assert_eq!(runs(&[3, 4, 5, 9, 11, 12]), vec![3..6, 9..10, 11..13]);
+        assert_eq!(runs(&[]), vec![]);
+        assert_eq!(runs(&[0]), vec![0..1]);
+    }
+
+    #[test]
     fn a_workgroup_of_70_threads_has_two_full_waves_and_one_of_six_lanes() {
         let s = WaveStart::of_workgroup([10, 7, 1]);
         assert_eq!(s.iter().map(|w| w.exec).collect::<Vec<_>>(), [u32::MAX, u32::MAX, 0b11_1111]);

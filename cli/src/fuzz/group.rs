@@ -186,33 +186,49 @@ fn run_back_to_back(
     waves: &mut [WaveState],
     mem: &mut WaveMemory,
     budget: u64,
-    mut tracer: Option<&mut dyn Tracer>,
+    tracer: Option<&mut dyn Tracer>,
 ) -> Option<(usize, Trap)> {
     let meta = &kernel.program.meta;
     let mut env =
         WaveEnv { wave_id: 0, wave_count: waves.len() as u32, wg_size: meta.workgroup, grid: [1, 1, 1], wg_id: [0; 3] };
     let mut w = waves[0].clone();
     let mut seq = BackToBack { states: waves, wave: 0 };
+    let trap = run_until_no_next(kernel, engine, &mut w, mem, &mut env, budget, tracer, &mut seq);
+    let wave = seq.wave;
+    seq.states[wave] = w;
+    trap.map(|t| (wave, t))
+}
+
+/// Runs from the wave in `w` on, going on with the waves `next` gives, each with `budget` instructions, until
+/// one ends and `next` gives none (None) or one traps (its trap; a budget run out is `BudgetExceeded`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_until_no_next(
+    kernel: &Kernel,
+    engine: Engine,
+    w: &mut WaveState,
+    mem: &mut WaveMemory,
+    env: &mut WaveEnv,
+    budget: u64,
+    mut tracer: Option<&mut dyn Tracer>,
+    next: &mut dyn NextWave,
+) -> Option<Trap> {
     let mut runner = Runner::new(kernel, engine);
     let mut windows = lanejit_jit::WindowCache::default();
-    let trap = loop {
+    loop {
         let left = budget.saturating_sub(w.retired);
-        match runner.run(&mut w, mem, &mut env, left, tracer.as_deref_mut(), &mut windows, Some(&mut seq)) {
+        match runner.run(w, mem, env, left, tracer.as_deref_mut(), &mut windows, Some(&mut *next)) {
             // (A barrier cannot happen: no word of the kernel decodes as one.)
-            Ok(Stop::End | Stop::Barrier) => break None,
+            Ok(Stop::End | Stop::Barrier) => return None,
             // The call's steps ran out in a wave that started during the call: it has budget left.
             Ok(Stop::Steps) if w.retired < budget => {}
             Ok(Stop::Steps) => {
-                break Some(Trap::new(
+                return Some(Trap::new(
                     TrapKind::BudgetExceeded,
                     w.pc,
                     format!("instruction budget of {budget} exhausted"),
                 ))
             }
-            Err(t) => break Some(t),
+            Err(t) => return Some(t),
         }
-    };
-    let wave = seq.wave;
-    seq.states[wave] = w;
-    trap.map(|t| (wave, t))
+    }
 }

@@ -7,10 +7,9 @@
 //! (`lanejit_jit::WavePlan`), so the fuzzer compares the two. The case's outcome is the last wave's final
 //! state (as wave 0's) and memory; the workgroup's other waves keep their initial states.
 
-use lanejit::engine::Runner;
 use lanejit::wavemem::WaveMemory;
 use lanejit::{Engine, Kernel};
-use lanejit_interp::{Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState};
+use lanejit_interp::{Tracer, Trap, WaveEnv, WaveState};
 use lanejit_jit::{NextWave, StartFacts, WavePlan, WaveStart};
 
 /// The grid a launch-like case runs: two workgroups in x and two in y, so that a wave start crosses both
@@ -64,7 +63,7 @@ pub fn run(
     w: &mut WaveState,
     mem: &mut WaveMemory,
     budget: u64,
-    mut tracer: Option<&mut dyn Tracer>,
+    tracer: Option<&mut dyn Tracer>,
 ) -> Option<(usize, Trap)> {
     let meta = &kernel.program.meta;
     let starts = WaveStart::of_workgroup(meta.workgroup);
@@ -82,23 +81,7 @@ pub fn run(
         ..WavePlan::idle()
     };
     let mut seq = LaunchLike { facts, starts, plan };
-    let mut runner = Runner::new(kernel, engine);
-    let mut windows = lanejit_jit::WindowCache::default();
-    let trap = loop {
-        let left = budget.saturating_sub(w.retired);
-        match runner.run(w, mem, &mut env, left, tracer.as_deref_mut(), &mut windows, Some(&mut seq)) {
-            Ok(Stop::End | Stop::Barrier) => break None,
-            Ok(Stop::Steps) if w.retired < budget => {}
-            Ok(Stop::Steps) => {
-                break Some(Trap::new(
-                    TrapKind::BudgetExceeded,
-                    w.pc,
-                    format!("instruction budget of {budget} exhausted"),
-                ))
-            }
-            Err(t) => break Some(t),
-        }
-    };
+    let trap = super::group::run_until_no_next(kernel, engine, w, mem, &mut env, budget, tracer, &mut seq);
     trap.map(|mut t| {
         (t.wave, t.workgroup) = (env.wave_id, env.wg_id);
         (0, t)
