@@ -78,13 +78,13 @@ impl Fx<'_> {
     }
 
     /// A wave's `end` (the block's counts added): stores everything the exit would, then starts the next wave
-    /// itself when the run's plan allows (`next_wave.rs`), else asks the runtime for it; with one, starts it at
-    /// `restart`, else leaves with `End`.
-    pub fn end_wave(&mut self, pc: u32) {
+    /// itself at `first` (the kernel's first block) when the run's plan allows (`next_wave.rs`), else asks the
+    /// runtime for it; with one, starts it at `restart`, else leaves with `End`.
+    pub fn end_wave(&mut self, pc: u32, first: Block) {
         self.store_dirty();
         self.clear_dirty();
         if let Some(facts) = self.start_facts.clone() {
-            self.start_next_wave_inline(&facts);
+            self.start_next_wave_inline(&facts, first);
         }
         self.store_exec();
         self.store_counters(0);

@@ -2,15 +2,15 @@
 //! is the Rust original this mirrors). Without it every wave of a launch cost a call into the run loop's Rust:
 //! a fifth of a kernel whose waves each run a dozen instructions (`atomic_reduce`, `saxpy`).
 
-use super::{flags, u_offset, v_offset, Fx, EXEC_OFFSET, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
-use crate::abi::{CTX_ENDED_OFFSET, CTX_ENV_OFFSET, CTX_PLAN_OFFSET, CTX_STEPS_OFFSET};
+use super::{flags, u_offset, v_offset, Fx};
+use crate::abi::{CTX_ENDED_OFFSET, CTX_ENV_OFFSET, CTX_PLAN_OFFSET};
 use crate::plan::{
     StartFacts, PLAN_ARGS, PLAN_CROSSED, PLAN_ENDED, PLAN_STARTS, PLAN_STOP, PLAN_WAVES_LEFT, PLAN_WHOLE_ABI,
     START_EXEC, START_IDS, START_SIZE,
 };
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I8};
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{self, InstBuilder, Value};
 use lanejit_interp::{WaveEnv, WaveState, LANES};
 use std::mem::offset_of;
 
@@ -25,8 +25,10 @@ const SLICES: usize = LANES / 4;
 impl Fx<'_> {
     /// At a wave's `end` (its changed registers stored): when the run's plan allows another wave and no
     /// workgroup has trapped, counts the ended wave for the launch, sets the next one up in the state and
-    /// jumps to `restart`. Otherwise falls through (the caller then asks `NextWave::next`).
-    pub(super) fn start_next_wave_inline(&mut self, facts: &StartFacts) {
+    /// jumps to `first`, the kernel's first block, with EXEC and the counters in variables (what `restart`
+    /// would load; every way out of compiled code and every runtime call stores them). Otherwise falls through
+    /// (the caller then asks `NextWave::next`).
+    pub(super) fn start_next_wave_inline(&mut self, facts: &StartFacts, first: ir::Block) {
         let plan = self.b.ins().load(I64, flags(), self.ctx, CTX_PLAN_OFFSET);
         let left = self.b.ins().load(I64, flags(), plan, PLAN_WAVES_LEFT);
         let (check_stop, fast, slow) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
@@ -45,10 +47,12 @@ impl Fx<'_> {
         let start = self.b.ins().iadd(starts, offset);
         self.zero_clear_set(facts);
         self.write_launch_abi(facts, plan, start);
-        self.write_wave_abi(start, starts);
-        let steps = self.b.use_var(self.steps);
-        self.b.ins().store(flags(), steps, self.ctx, CTX_STEPS_OFFSET);
-        self.b.ins().jump(self.restart, &[]);
+        let exec = self.write_wave_abi(start, starts);
+        self.b.def_var(self.exec, exec);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.def_var(self.retired, zero);
+        self.b.def_var(self.lane_ops, zero);
+        self.b.ins().jump(first, &[]);
         self.b.switch_to_block(slow);
     }
 
@@ -154,8 +158,8 @@ impl Fx<'_> {
         self.b.switch_to_block(done);
     }
 
-    /// The workgroup id (u2..u4), EXEC from `start` (an entry of `starts`), and pc, fcsr and the counters zero.
-    fn write_wave_abi(&mut self, start: Value, starts: Value) {
+    /// The workgroup id (u2..u4) and fcsr zero in the state; returns EXEC from `start` (an entry of `starts`).
+    fn write_wave_abi(&mut self, start: Value, starts: Value) -> Value {
         for k in 0..3 {
             let id = self.b.ins().load(I32, flags(), self.ctx, ENV_WG_ID + 4 * k as i32);
             self.b.ins().store(flags(), id, self.state, u_offset(2 + k));
@@ -163,12 +167,8 @@ impl Fx<'_> {
         // Mutant 166: every wave starts with the EXEC of its workgroup's first wave.
         let from = if crate::mutants::active(166) { starts } else { start };
         let exec = self.b.ins().load(I32, flags(), from, START_EXEC);
-        self.b.ins().store(flags(), exec, self.state, EXEC_OFFSET);
         let zero = self.b.ins().iconst(I32, 0);
-        self.b.ins().store(flags(), zero, self.state, PC_OFFSET);
         self.b.ins().store(flags(), zero, self.state, FCSR_OFFSET);
-        let zero = self.b.ins().iconst(I64, 0);
-        self.b.ins().store(flags(), zero, self.state, RETIRED_OFFSET);
-        self.b.ins().store(flags(), zero, self.state, LANE_OPS_OFFSET);
+        exec
     }
 }

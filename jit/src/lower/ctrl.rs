@@ -54,11 +54,9 @@ fn leave(fx: &mut Fx, site: &Site, status: Exit, pc: u32) -> Lowered {
 /// `end`: when this function holds the kernel's first block, the next wave (if the run has one) starts right
 /// here; otherwise the run loop starts it.
 fn end(fx: &mut Fx, site: &Site) -> Lowered {
-    if !site.heads.contains(0) {
-        return leave(fx, site, Exit::End, site.pc);
-    }
+    let Some(&first) = site.heads.blocks.get(&0) else { return leave(fx, site, Exit::End, site.pc) };
     fx.count(site.block_len);
-    fx.end_wave(site.pc);
+    fx.end_wave(site.pc, first);
     Lowered::Terminated
 }
 
