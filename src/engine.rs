@@ -21,6 +21,8 @@ pub struct Runner<'k> {
     generation: u64,
     opt: Option<Arc<CompiledKernel>>,
     counts: Counts,
+    /// Each call retires exactly `max_steps` unless the wave stops first (`lanejit_jit::Steps::exact`).
+    exact: bool,
 }
 
 /// Block starts counted per code word since the last harvest (allocated at the first counted chunk), and the
@@ -65,7 +67,15 @@ impl Drop for Runner<'_> {
 impl<'k> Runner<'k> {
     /// A runner of `kernel` on `engine`.
     pub fn new(kernel: &'k Kernel, engine: Engine) -> Self {
-        Runner { kernel, engine, generation: u64::MAX, opt: None, counts: Counts::default() }
+        Runner { kernel, engine, generation: u64::MAX, opt: None, counts: Counts::default(), exact: true }
+    }
+
+    /// This runner's calls may stop before `max_steps` (at least one instruction retired) at the start of a
+    /// compiled block the rest does not cover, instead of interpreting that block's first instructions: for
+    /// callers that cut a run into chunks to check limits between them, such as a launch.
+    pub fn chunked(mut self) -> Self {
+        self.exact = false;
+        self
     }
 
     /// Adds the counts so far to the tiering state's heat (which may compile blocks that became hot).
@@ -109,9 +119,10 @@ impl<'k> Runner<'k> {
     ) -> Result<Stop, Trap> {
         let kernel = self.kernel;
         let code = &kernel.code;
+        let steps = lanejit_jit::Steps { max: max_steps, exact: self.exact };
         match (self.engine, tracer) {
             (Engine::Jit, None) if kernel.jit_promotion.compiles_everything() => match kernel.compiled() {
-                Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, None, windows, next),
+                Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, steps, None, windows, next),
                 // `launch` compiles before it starts, so this is only reached by callers that did not check.
                 Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None)),
             },
@@ -125,18 +136,20 @@ impl<'k> Runner<'k> {
                         None => &[quick],
                     };
                     let hits = self.counts.next(&kernel.jit_promotion, code);
-                    lanejit_jit::run(codes, code, w, mem, env, max_steps, Some(hits), windows, next)
+                    lanejit_jit::run(codes, code, w, mem, env, steps, Some(hits), windows, next)
                 }
                 Err(_) => interpreted(w, env, max_steps, windows, next, |w, env, n| run(code, w, mem, env, n, None)),
             },
             (Engine::Auto, None) if kernel.auto_tiering.compiles_everything() => {
-                Runner::new(kernel, Engine::Jit).run(w, mem, env, max_steps, None, windows, next)
+                let mut jit = Runner::new(kernel, Engine::Jit);
+                jit.exact = self.exact;
+                jit.run(w, mem, env, max_steps, None, windows, next)
             }
             (Engine::Auto, None) => {
                 self.refresh();
                 let hits = self.counts.next(&kernel.auto_tiering, code);
                 match &self.opt {
-                    Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, max_steps, Some(hits), windows, next),
+                    Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, steps, Some(hits), windows, next),
                     None => interpreted(w, env, max_steps, windows, next, |w, env, n| {
                         run_counting(code, w, mem, env, n, hits)
                     }),

@@ -231,6 +231,49 @@ fn a_run_of_several_waves_stops_after_exactly_max_steps() {
     }
 }
 
+/// A chunked run (`Runner::chunked`, a launch's) may stop before a compiled block its steps do not cover,
+/// having retired at least one instruction, instead of interpreting the block's first instructions; it never
+/// retires more than its steps, and a run given fewer steps than any block still makes progress.
+#[test]
+fn a_chunked_run_stops_at_a_block_boundary_and_always_makes_progress() {
+    let kernel = Kernel::from_asm("seven.s", ".workgroup 32\n    v.add.k v1, v1, 1\n    v.add.k v1, v1, 1\n    u.add.i u9, u9, 1\n    v.add.k v2, v1, 3\n    u.add.i u9, u9, 1\n    v.add.k v1, v1, 1\n    end\n").unwrap();
+    let d = Device::new().unwrap();
+    let table = d.arena.launch_table(&[]).unwrap();
+    for engine in [Engine::Jit, Engine::Auto] {
+        for max_steps in [1u64, 3, 7, 10, 25, 69] {
+            let mut runner = lanejit::engine::Runner::new(&kernel, engine).chunked();
+            let mut mem = lanejit::wavemem::WaveMemory {
+                arena: &d.arena,
+                allocs: &table,
+                shared: &mut [],
+                private: &mut [],
+                private_bytes: 0,
+            };
+            let (mut w, mut env) = (full_wave(), lanejit_interp::WaveEnv::default());
+            let mut waves = Waves { left: 9, ended: 0 };
+            let mut windows = lanejit_jit::WindowCache::default();
+            let mut calls = Vec::new();
+            loop {
+                let before = waves.ended + w.retired;
+                let stop =
+                    runner.run(&mut w, &mut mem, &mut env, max_steps, None, &mut windows, Some(&mut waves)).unwrap();
+                let done = waves.ended + w.retired - before;
+                assert!((1..=max_steps).contains(&done), "{engine:?}, max_steps {max_steps}: a call retired {done}");
+                calls.push(done);
+                if stop == lanejit_interp::Stop::End {
+                    break;
+                }
+            }
+            assert_eq!(calls.iter().sum::<u64>(), 70, "{engine:?}, max_steps {max_steps}: ten waves of seven");
+            if engine == Engine::Jit && max_steps == 10 {
+                // The compiled wave (one block of seven) does not fit the three steps left after the first:
+                // the call stops there rather than interpreting three of them.
+                assert_eq!(calls[0], 7, "{calls:?}");
+            }
+        }
+    }
+}
+
 /// The address setup every kernel below starts with: v4 = 4 × global thread index, u6:u7 = the output.
 const PROLOGUE: &str = "
 .workgroup 64

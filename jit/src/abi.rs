@@ -19,9 +19,30 @@ pub enum Exit {
     Barrier = 2,
     /// An interpreted instruction trapped; the trap is in the context.
     Trap = 3,
-    /// Interpret the instruction at `pc` (illegal words, traps, instructions left to the interpreter, and the
-    /// last steps of the budget).
+    /// Interpret the instruction at `pc` (illegal words, traps, instructions left to the interpreter).
     Interpret = 4,
+    /// The step budget left does not cover the block at `pc`: an exact run interprets it instruction by
+    /// instruction, a chunked one stops there (`Steps::exact`).
+    Budget = 5,
+}
+
+/// How many instructions a run may retire before it returns `Stop::Steps`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Steps {
+    /// At most this many (for all the waves of the run).
+    pub max: u64,
+    /// Exactly `max`: the instructions of a block the rest does not cover run in the interpreter. Otherwise the
+    /// run may stop before such a block (having retired at least one instruction), which its next call runs
+    /// compiled: how a launch cuts a wave into chunks between checks of its limits, where any boundary near
+    /// `max` will do and interpreting the tail of every chunk cost a tenth of a loop kernel's time.
+    pub exact: bool,
+}
+
+impl Steps {
+    /// Exactly `max` instructions.
+    pub fn exactly(max: u64) -> Steps {
+        Steps { max, exact: true }
+    }
 }
 
 /// The two compilers. `Quick` compiles a whole kernel cheaply, so code runs soon after a kernel is loaded:

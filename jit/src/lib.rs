@@ -23,5 +23,5 @@ pub use plan::{following_id, StartFacts, WavePlan, WaveStart};
 pub use runtime::mem::WindowCache;
 pub use runtime::{
     block_starts, compile, compile_blocks, compile_more, compile_quick, registers_named, registers_written, run,
-    CompiledKernel, Exit, JitError, Lowering, NextWave, Tier,
+    CompiledKernel, Exit, JitError, Lowering, NextWave, Steps, Tier,
 };

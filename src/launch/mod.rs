@@ -432,7 +432,7 @@ impl<'c, 'a> Worker<'c, 'a> {
             status: vec![WaveStatus::Running; n],
             shared: vec![0; cx.shared_bytes as usize + SHARED_RED_ZONE],
             private: vec![0; cx.private_bytes as usize * LANES * n],
-            runner: Runner::new(cx.kernel, cx.engine),
+            runner: Runner::new(cx.kernel, cx.engine).chunked(),
             windows: WindowCache::default(),
             retired: 0,
             lane_ops: 0,

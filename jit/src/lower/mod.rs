@@ -359,7 +359,7 @@ fn budget_check(fx: &mut Fx, block: &Block) {
     fx.b.set_cold_block(out);
     fx.b.ins().brif(short, out, &[], run, &[]);
     fx.b.switch_to_block(out);
-    fx.exit(Exit::Interpret, block.start);
+    fx.exit(Exit::Budget, block.start);
     fx.b.switch_to_block(run);
     let steps = fx.b.ins().iadd_imm_s(steps, -n);
     fx.set_steps(steps);

@@ -5,7 +5,7 @@
 //! terminal), so execution always resumes in compiled code at the next block start.
 
 use crate::abi::HelperFns;
-pub use crate::abi::{Exit, JitCtx, Lowering, NextWave, Tier, NO_SLOT};
+pub use crate::abi::{Exit, JitCtx, Lowering, NextWave, Steps, Tier, NO_SLOT};
 use crate::blocks::{discover, Block};
 use crate::fx::Fx;
 pub mod mem;
@@ -536,13 +536,14 @@ impl CompiledKernel {
 }
 
 /// Runs a wave on compiled code with the interpreter's contract (`lanejit_interp::run`): until `end`, a barrier,
-/// a trap, or exactly `max_steps` retired instructions. Each block runs in the first of `tiers` that compiled
+/// a trap, or `steps.max` retired instructions (exactly, or, for a chunked run, up to the last block that fits,
+/// `Steps::exact`). Each block runs in the first of `tiers` that compiled
 /// it (so hot blocks in `Opt` code, the others in `Quick` code), else in the interpreter.
 /// `hits`, when given, counts block starts by pc (`hits[pc / 4]`): every instruction run in the interpreter, and
 /// every block `Quick` code starts, for tiering.
 /// `cache` holds the memory windows found by earlier calls (see `WindowCache` for how long they stay valid).
 /// With `next`, a wave's `end` goes on with the next wave `next` gives (in compiled code or here) until it
-/// gives none; `env` then describes the wave running last, and `max_steps` counts the instructions of all.
+/// gives none; `env` then describes the wave running last, and `steps` counts the instructions of all.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     tiers: &[&CompiledKernel],
@@ -550,12 +551,12 @@ pub fn run(
     w: &mut WaveState,
     mem: &mut dyn Memory,
     env: &mut WaveEnv,
-    max_steps: u64,
+    steps: Steps,
     mut hits: Option<&mut [u32]>,
     cache: &mut WindowCache,
     mut next: Option<&mut dyn NextWave>,
 ) -> Result<Stop, Trap> {
-    let mut left = max_steps;
+    let mut left = steps.max;
     let mut interpret_next = false;
     while left > 0 {
         let ck = if interpret_next { None } else { tiers.iter().find_map(|ck| ck.entry_at(w.pc).map(|e| (ck, e))) };
@@ -614,6 +615,9 @@ pub fn run(
             s if s == Exit::Barrier as u32 => return Ok(Stop::Barrier),
             s if s == Exit::Trap as u32 => return Err(trap.expect("a trap exit carries its trap")),
             s if s == Exit::Interpret as u32 => interpret_next = true,
+            // (A chunked run that has retired nothing interprets, so that every call makes progress.)
+            s if s == Exit::Budget as u32 && !steps.exact && left < steps.max => return Ok(Stop::Steps),
+            s if s == Exit::Budget as u32 => interpret_next = true,
             _ => {}
         }
     }
