@@ -195,6 +195,11 @@ impl lanejit_jit::NextWave for Waves {
     }
 }
 
+/// The memory of a wave that has neither shared nor private memory.
+fn no_local_memory<'a>(d: &'a Device, table: &'a lanejit::arena::LaunchTable<'a>) -> lanejit::wavemem::WaveMemory<'a> {
+    lanejit::wavemem::WaveMemory { arena: &d.arena, allocs: table, shared: &mut [], private: &mut [], private_bytes: 0 }
+}
+
 fn full_wave() -> lanejit_interp::WaveState {
     lanejit_interp::WaveState { exec: lanejit_interp::FULL_EXEC, ..Default::default() }
 }
@@ -209,13 +214,7 @@ fn a_run_of_several_waves_stops_after_exactly_max_steps() {
     for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
         let mut runner = lanejit::engine::Runner::new(&kernel, engine);
         for max_steps in [1u64, 7, 8, 25, 69, 70, 71] {
-            let mut mem = lanejit::wavemem::WaveMemory {
-                arena: &d.arena,
-                allocs: &table,
-                shared: &mut [],
-                private: &mut [],
-                private_bytes: 0,
-            };
+            let mut mem = no_local_memory(&d, &table);
             let mut w = full_wave();
             let mut env = lanejit_interp::WaveEnv::default();
             let mut waves = Waves { left: 9, ended: 0 };
@@ -242,13 +241,7 @@ fn a_chunked_run_stops_at_a_block_boundary_and_always_makes_progress() {
     for engine in [Engine::Jit, Engine::Auto] {
         for max_steps in [1u64, 3, 7, 10, 25, 69] {
             let mut runner = lanejit::engine::Runner::new(&kernel, engine).chunked();
-            let mut mem = lanejit::wavemem::WaveMemory {
-                arena: &d.arena,
-                allocs: &table,
-                shared: &mut [],
-                private: &mut [],
-                private_bytes: 0,
-            };
+            let mut mem = no_local_memory(&d, &table);
             let (mut w, mut env) = (full_wave(), lanejit_interp::WaveEnv::default());
             let mut waves = Waves { left: 9, ended: 0 };
             let mut windows = lanejit_jit::WindowCache::default();

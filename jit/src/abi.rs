@@ -38,13 +38,6 @@ pub struct Steps {
     pub exact: bool,
 }
 
-impl Steps {
-    /// Exactly `max` instructions.
-    pub fn exactly(max: u64) -> Steps {
-        Steps { max, exact: true }
-    }
-}
-
 /// The two compilers. `Quick` compiles a whole kernel cheaply, so code runs soon after a kernel is loaded:
 /// one EXEC-masked variant per block, Cranelift without optimisation and with its single-pass register
 /// allocator; its blocks count their starts (`JitCtx::hits`) so that the hot ones can be recompiled. `Opt`
