@@ -161,7 +161,7 @@ impl WavePlan {
 
 /// The id of the workgroup after `id` in launch order (x fastest), without the three divisions of computing
 /// it from the index.
-pub fn following_id(grid: [u32; 3], [x, y, z]: [u32; 3]) -> [u32; 3] {
+fn following_id(grid: [u32; 3], [x, y, z]: [u32; 3]) -> [u32; 3] {
     if x + 1 < grid[0] {
         [x + 1, y, z]
     } else if y + 1 < grid[1] {

@@ -7,36 +7,27 @@
 use super::{note_trap, preempted, reset_wave, workgroup_id, LaunchCtx, Worker, CHUNK, FLUSH_EVERY};
 use crate::wavemem::WaveMemory;
 use lanejit_interp::{Stop, Trap, WaveEnv, WaveState};
-use lanejit_jit::{following_id, NextWave, WavePlan};
+use lanejit_jit::{NextWave, WavePlan};
 use std::sync::atomic::Ordering::Relaxed;
 
-/// The waves one worker runs back to back when a launch allows it (`LaunchCtx::batched`): wave `wave` of
-/// workgroup `wg` (in launch order) is the one running; `next` sets up the following one, which compiled code
-/// then starts without returning to the run loop. It crosses into the next workgroup of the worker's run only
-/// when no shared memory needs clearing, and stops when any workgroup has trapped.
+/// The waves one worker runs back to back when a launch allows it (`LaunchCtx::batched`): wave
+/// `env.wave_id` of workgroup `wg` (in launch order) is the one running; `next` sets up the following one,
+/// which compiled code then starts without returning to the run loop, as compiled code does itself by `plan`.
+/// It crosses into the next workgroup of the worker's run only when no shared memory needs clearing, and
+/// stops when any workgroup has trapped.
 struct Batch<'c, 'a> {
     cx: &'c LaunchCtx<'a>,
     wg: u64,
     end: u64,
-    wave: usize,
     /// Instructions and lane-ops of the waves ended by `next` since the worker last took them.
     ended: (u64, u64),
-    /// The environment of the running wave (its workgroup id computed once per workgroup).
+    /// The environment of the running wave.
     env: WaveEnv,
     /// The waves compiled code may start itself, and what it did (taken by `sync`).
     plan: WavePlan,
 }
 
 impl<'c, 'a> Batch<'c, 'a> {
-    /// The wave after the running one: (workgroup index, wave index).
-    fn following(&self) -> (u64, usize) {
-        if self.wave + 1 < self.cx.starts.len() {
-            (self.wg, self.wave + 1)
-        } else {
-            (self.wg + 1, 0)
-        }
-    }
-
     /// Wave 0 of the first workgroup of `range`.
     fn new(cx: &'c LaunchCtx<'a>, range: std::ops::Range<u64>) -> Self {
         let env = WaveEnv { wg_id: workgroup_id(cx.env.grid, range.start), wave_id: 0, ..cx.env };
@@ -47,45 +38,46 @@ impl<'c, 'a> Batch<'c, 'a> {
             whole_abi: (cx.facts.writes_launch_abi || cx.starts.len() > 1) as u8,
             ..WavePlan::idle()
         };
-        Batch { cx, wg: range.start, end: range.end, wave: 0, ended: (0, 0), env, plan }
+        Batch { cx, wg: range.start, end: range.end, ended: (0, 0), env, plan }
     }
 
-    /// Moves to wave `wave` of workgroup `wg`, updating `env`.
-    fn go_to(&mut self, wg: u64, wave: usize) {
-        if wg == self.wg + 1 {
-            self.env = WaveEnv { wg_id: following_id(self.cx.env.grid, self.env.wg_id), ..self.cx.env };
-        } else if wg != self.wg {
-            self.env = WaveEnv { wg_id: workgroup_id(self.cx.env.grid, wg), ..self.cx.env };
-        }
-        (self.wg, self.wave, self.env.wave_id) = (wg, wave, wave as u32);
+    /// The running wave's index in its workgroup.
+    fn wave(&self) -> usize {
+        self.env.wave_id as usize
+    }
+
+    /// Moves on to the wave after the running one (`WavePlan::advance`, as compiled code does).
+    fn step(&mut self) {
+        self.plan.advance(&mut self.env);
+        self.wg += std::mem::take(&mut self.plan.crossed);
     }
 
     /// Takes up what compiled code did by the plan: the waves it started (`env` describes the running one)
     /// and the counts of those it ended.
     fn sync(&mut self, env: &WaveEnv) {
         self.wg += std::mem::take(&mut self.plan.crossed);
-        (self.wave, self.env) = (env.wave_id as usize, *env);
+        self.env = *env;
         let [r, l] = std::mem::take(&mut self.plan.ended);
         self.ended.0 += r;
         self.ended.1 += l;
     }
 
-    /// Lets compiled code start every wave left in the worker's run after the running one (only those of the
+    /// Lets the plan start every wave left in the worker's run after the running one (only those of the
     /// running workgroup when its shared memory must be cleared between workgroups).
     fn allow(&mut self) {
         let per = self.cx.starts.len() as u64;
-        let in_workgroup = per - 1 - self.wave as u64;
+        let in_workgroup = per - 1 - self.wave() as u64;
         let later_workgroups = if self.cx.shared_bytes > 0 { 0 } else { (self.end - self.wg - 1) * per };
         self.plan.waves_left = in_workgroup + later_workgroups;
     }
 }
 
 impl NextWave for Batch<'_, '_> {
+    /// The Rust twin of compiled code's next wave: what the plan allows, unless a workgroup has trapped.
     fn next(&mut self, w: &mut WaveState, env: &mut WaveEnv) -> bool {
         self.sync(env);
         let cx = self.cx;
-        let (wg, wave) = self.following();
-        if wg != self.wg && (wg >= self.end || cx.shared_bytes > 0 || cx.trapped.load(Relaxed)) {
+        if self.plan.waves_left == 0 || cx.trapped.load(Relaxed) {
             return false;
         }
         // Two 8-byte reads: compiled code has just stored each counter on its own, and one 16-byte read of both
@@ -96,10 +88,10 @@ impl NextWave for Batch<'_, '_> {
             unsafe { (std::ptr::read_volatile(&w.retired), std::ptr::read_volatile(&w.lane_ops)) };
         self.ended.0 += retired;
         self.ended.1 += lane_ops;
-        self.go_to(wg, wave);
+        self.step();
         *env = self.env;
         // The ids differ between the waves of a workgroup; with one wave per workgroup they are still there.
-        reset_wave(cx, w, wave, env.wg_id, cx.facts.writes_launch_abi || cx.starts.len() > 1);
+        reset_wave(cx, w, self.wave(), env.wg_id, cx.facts.writes_launch_abi || cx.starts.len() > 1);
         self.allow();
         true
     }
@@ -126,14 +118,14 @@ impl Worker<'_, '_> {
                 return;
             }
             // A workgroup starts here when `Batch::next` did not cross into it: clear its shared memory.
-            if b.wave == 0 && cx.shared_bytes > 0 {
+            if b.wave() == 0 && cx.shared_bytes > 0 {
                 self.shared[..cx.shared_bytes as usize].fill(0);
             }
             let mut env = b.env;
             reset_wave(
                 cx,
                 &mut self.waves[0],
-                b.wave,
+                b.wave(),
                 env.wg_id,
                 cx.facts.writes_launch_abi || !self.started || cx.starts.len() > 1,
             );
@@ -146,8 +138,7 @@ impl Worker<'_, '_> {
                     return;
                 }
             }
-            let (wg, wave) = b.following();
-            b.go_to(wg, wave);
+            b.step();
         }
         if let Err(t) = self.flush() {
             note_trap(cx, range.end - 1, t);
@@ -177,9 +168,9 @@ impl Worker<'_, '_> {
             let since = |done: u64, now: u64, before: u64| if done > 0 { done - before + now } else { now - before };
             self.retired += since(ended.0, w.retired, r0);
             self.lane_ops += since(ended.1, w.lane_ops, l0);
-            self.last = (env.wg_id, b.wave as u32, w.pc);
+            self.last = (env.wg_id, env.wave_id, w.pc);
             let stop = res.map_err(|mut t| {
-                (t.wave, t.workgroup) = (b.wave as u32, env.wg_id);
+                (t.wave, t.workgroup) = (env.wave_id, env.wg_id);
                 t
             })?;
             // (`Barrier` cannot happen: a batched kernel has no barrier at any word offset.)
