@@ -170,7 +170,7 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (135, "lower/xlane.rs:switched", "uniform-operand shuffle switch keeps 4 bits of the value"),
     (136, "runtime.rs:helper_next_wave", "a wave started by compiled code reads the previous wave's environment"),
     (137, "fx/mod.rs:Fx::new", "a wave started by compiled code keeps the previous wave's EXEC"),
-    (138, "lower/mem/atomic.rs:lower", "inline atomics check only the first active lane before doing them all"),
+    (138, "lower/mem/atomic.rs:Lanes::check", "inline atomics with several lanes check only the largest offset of lanes 0-3"),
     (139, "lower/mem/atomic.rs:lower", "inline atomics return the data sent instead of the word's old value"),
     (140, "runtime/mem.rs:try_atomic", "the inline atomic window spans the whole region (a word may start at its end)"),
     (

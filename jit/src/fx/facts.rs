@@ -31,6 +31,10 @@ pub struct OffsetFacts {
     pub slices_uniform: Option<Value>,
     /// Each slice's first lane, zero-extended (I64).
     pub slice_firsts: Option<[Value; super::VECS]>,
+    /// Times each fact was reused, and which are pinned where they were computed (`Fx::anchor`), one bit each
+    /// (`lower/mem/offsets.rs`).
+    pub reuses: [u8; 8],
+    pub anchored: u8,
 }
 
 impl Fx<'_> {
@@ -49,6 +53,22 @@ impl Fx<'_> {
         // Mutant 160: facts outlive a write of their register (a later access trusts the old offsets' checks).
         if !crate::mutants::active(160) {
             self.offset_facts[r] = OffsetFacts::default();
+        }
+    }
+
+    /// Pins `values` where they are computed: each is stored to a scratch stack slot, an instruction with a
+    /// side effect, so Cranelift's e-graph elaboration places the computation here rather than at each later
+    /// use. (It places a pure computation at its first use in a dominator-tree walk and computes it again in
+    /// every sibling subtree that also uses it: facts computed once for a segment's accesses were otherwise
+    /// recomputed inside each access's branch arms.)
+    pub fn anchor(&mut self, values: &[Value]) {
+        use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind};
+        let slot = *self.anchor_slot.get_or_insert_with(|| {
+            self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4))
+        });
+        for &v in values {
+            let ptr = self.b.func.dfg.value_type(self.state);
+            self.b.ins().stack_store(ptr, v, slot, 0);
         }
     }
 

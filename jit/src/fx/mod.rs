@@ -82,6 +82,8 @@ pub struct Fx<'a> {
     lazy_violated: bool,
     /// What is known about each register's value as per-lane offsets (`facts.rs`).
     offset_facts: Vec<OffsetFacts>,
+    /// Scratch stack slot that `anchor` stores to (created at its first use).
+    anchor_slot: Option<ir::StackSlot>,
     // --- EXEC (`lanes.rs`).
     exec: Variable,
     /// The block being emitted runs with EXEC = all lanes (no blending needed).
@@ -165,6 +167,7 @@ impl<'a> Fx<'a> {
             dirty_u: vec![false; UREGS],
             raw_v: vec![false; VREGS],
             offset_facts: vec![OffsetFacts::default(); VREGS],
+            anchor_slot: None,
             unloaded: vec![false; VREGS],
             lazy_loads: true,
             lazy_violated: false,

@@ -1,8 +1,9 @@
 //! Atomics with a uniform base (`atom.*.u32` on global or shared memory) inline in optimised code: one host
 //! atomic per active lane, lanes ascending as the interpreter goes, when every active lane's word is 4-aligned
 //! and inside the instruction's cached window (filled by the runtime the first time it did the atomic itself,
-//! `runtime::mem::try_atomic`). All lanes are checked before any is done, so a lane that would fault leaves
-//! memory untouched and the whole instruction goes to the runtime, which has the interpreter report the fault.
+//! `runtime::mem::try_atomic`). All lanes are checked before any is done, at once on the vectors (the largest
+//! and the OR of the active offsets), so a lane that would fault leaves memory untouched and the whole
+//! instruction goes to the runtime, which has the interpreter report the fault.
 //! The lanes are walked by a loop over EXEC's set bits (offsets and data spilled to the stack), not unrolled:
 //! one atomic costs a few dozen instructions of code whatever the lane count.
 //! Compare-and-swap, inc/dec with wrap and float add have no single host instruction: the runtime does them.
@@ -11,7 +12,7 @@
 use super::super::{Lowered, Site};
 use super::{base_plus_imm, window_check, window_fields};
 use crate::access::Atomic;
-use crate::fx::{Fx, VECS};
+use crate::fx::{Fx, Vec32, VECS};
 use cranelift_codegen::ir::{
     condcodes::IntCC, types::*, AtomicRmwOp, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
@@ -52,38 +53,35 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     spill(fx, a.at.rs1, offs);
     spill(fx, a.at.rd, data);
     let exec = fx.exec_val();
-    // The window is read once, before the lane loops: nothing in them can change it, and reading it per lane
-    // was a chain of three dependent loads in every iteration of both loops.
+    // The window is read once, before the lane loop: nothing in it can change it.
     let window = window_fields(fx, slot);
-    let lanes = Lanes { offs, base: base_plus_imm(fx, &a.at), window, sp: a.at.sp };
+    let lanes = Lanes { base: base_plus_imm(fx, &a.at), window, sp: a.at.sp };
+    let host0 = lanes.host0(fx);
     let entry = fx.dirty();
-    let [check, apply, done, slow, join] = [(); 5].map(|_| fx.b.create_block());
+    let [one_lane, many, apply, done, slow, join] = [(); 6].map(|_| fx.b.create_block());
     fx.b.set_cold_block(slow);
-    for b in [check, apply] {
-        fx.b.append_block_param(b, I32);
-    }
-    fx.b.ins().jump(check, &[exec.into()]);
-    // Pass 1: every active lane inside the window and aligned, or the runtime does the whole instruction.
-    fx.b.switch_to_block(check);
-    let mask = fx.b.block_params(check)[0];
-    let (lane, rest, more) = next_lane(fx, mask);
-    let (ok_block, go) = (fx.b.create_block(), fx.b.create_block());
-    fx.b.ins().brif(more, ok_block, &[], apply, &[exec.into()]);
-    fx.b.switch_to_block(ok_block);
-    let (inside, _) = lanes.address(fx, lane);
-    // Mutant 138: only the first active lane is checked before the lanes are done.
-    let rest = if crate::mutants::active(138) { fx.b.ins().iconst(I32, 0) } else { rest };
-    fx.b.ins().brif(inside, go, &[], slow, &[]);
-    fx.b.switch_to_block(go);
-    fx.b.ins().jump(check, &[rest.into()]);
-    // Pass 2: the host atomics, lanes ascending, each lane's old value kept for rd.
+    fx.b.append_block_param(apply, I32);
+    // Every active lane inside the window and aligned, or the runtime does the whole instruction: one lane (an
+    // atomic by an elected lane, the common case) is checked on its own, more at once on the vectors.
+    let less = fx.b.ins().iadd_imm_s(exec, -1);
+    let others = fx.b.ins().band(exec, less);
+    fx.b.ins().brif(others, many, &[], one_lane, &[]);
+    fx.b.switch_to_block(one_lane);
+    let ok = lanes.one_ok(fx, offs, exec);
+    fx.b.ins().brif(ok, apply, &[exec.into()], slow, &[]);
+    fx.b.switch_to_block(many);
+    let ok = lanes.check(fx, a.at.rs1);
+    fx.b.ins().brif(ok, apply, &[exec.into()], slow, &[]);
+    // The host atomics, lanes ascending, each lane's old value kept for rd.
     fx.b.switch_to_block(apply);
     let mask = fx.b.block_params(apply)[0];
     let (lane, rest, more) = next_lane(fx, mask);
     let one = fx.b.create_block();
     fx.b.ins().brif(more, one, &[], done, &[]);
     fx.b.switch_to_block(one);
-    let (_, host) = lanes.address(fx, lane);
+    let off = lanes.load(fx, offs, lane);
+    let off = fx.b.ins().uextend(I64, off);
+    let host = fx.b.ins().iadd(host0, off);
     let d = lanes.load(fx, data, lane);
     let op = host_op(a.op).expect("inline_ok checked the operation");
     let old = if a.at.sp == Sp::Shared {
@@ -146,9 +144,8 @@ fn next_lane(fx: &mut Fx, mask: Value) -> (Value, Value, Value) {
     (lane, rest, more)
 }
 
-/// Where the lanes' operands are, and how their addresses are formed.
+/// How the lanes' addresses are formed and checked.
 struct Lanes {
-    offs: cranelift_codegen::ir::StackSlot,
     /// `base_plus_imm`: the 64-bit base (global) or the 32-bit sum zero-extended (shared).
     base: Value,
     /// The instruction's cached window: (guest lo, span, host address of lo), as `window_fields` reads it.
@@ -170,10 +167,57 @@ impl Lanes {
         fx.b.ins().load(I32, MemFlagsData::new().with_notrap(), at, 0)
     }
 
-    /// Lane `lane`'s guest address by the interpreter's rule: is its word 4-aligned and inside the window, and
-    /// its host address.
-    fn address(&self, fx: &mut Fx, lane: Value) -> (Value, Value) {
-        let off = self.load(fx, self.offs, lane);
+    /// Is every active lane's word (base + offset, offsets in `rs1`) 4-aligned and inside the window? Tested
+    /// at once on the vectors, not lane by lane: the base inside the window, the largest active offset within
+    /// the room left after it, and the base and every active offset 4-aligned (a misaligned base whose offsets
+    /// make up for it goes to the runtime, which is only slower). Inactive lanes count as offset 0, the base
+    /// itself. Then no lane's sum wraps (for shared memory, mod 2^32: the window lies far below 2^32).
+    fn check(&self, fx: &mut Fx, rs1: lanejit_isa::VReg) -> Value {
+        let off = fx.v(rs1);
+        let zero = fx.const_vec([0; 4]);
+        let active: Vec32 = std::array::from_fn(|k| {
+            if fx.full_exec() {
+                return off[k];
+            }
+            let m = fx.exec_lane_mask(k);
+            fx.b.ins().bitselect(m, off[k], zero)
+        });
+        // Mutant 138: the largest offset is taken over the first slice only (lanes 4.. may be outside).
+        let max = if crate::mutants::active(138) {
+            fx.fold([active[0]; VECS], |f, a, b| f.b.ins().umax(a, b))
+        } else {
+            fx.fold(active, |f, a, b| f.b.ins().umax(a, b))
+        };
+        let or = fx.fold(active, |f, a, b| f.b.ins().bor(a, b));
+        let (_, w_span, w_host) = self.window;
+        // (An atomic's window spans the addresses whose word lies in the region: `try_atomic`.)
+        let (base_inside, rel0) = window_check(fx, self.window, self.base);
+        let room = fx.b.ins().isub(w_span, rel0);
+        let max = fx.b.ins().uextend(I64, max);
+        let fits = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, max, room);
+        let base32 = fx.b.ins().ireduce(I32, self.base);
+        let low = fx.b.ins().bor(base32, or);
+        let low = fx.b.ins().band_imm_u(low, 3);
+        let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        // The empty window (host 0) admits no access.
+        let filled = fx.b.ins().icmp_imm_u(IntCC::NotEqual, w_host, 0);
+        [fits, aligned, filled].into_iter().fold(base_inside, |acc, x| fx.b.ins().band(acc, x))
+    }
+
+    /// Host address of offset 0: lane l's word is there plus its offset once the lanes are checked (no sum
+    /// wraps: see `check`).
+    fn host0(&self, fx: &mut Fx) -> Value {
+        let (w_lo, _, w_host) = self.window;
+        let rel0 = fx.b.ins().isub(self.base, w_lo);
+        fx.b.ins().iadd(w_host, rel0)
+    }
+
+    /// EXEC has at most one lane (none counts as lane 31, checked to no effect): is its word 4-aligned and
+    /// inside the window, by the interpreter's rule for the lane's address? Its offset is read from `offs`.
+    fn one_ok(&self, fx: &mut Fx, offs: cranelift_codegen::ir::StackSlot, exec: Value) -> Value {
+        let some = fx.b.ins().bor_imm_u(exec, 1 << 31);
+        let lane = fx.b.ins().ctz(some);
+        let off = self.load(fx, offs, lane);
         let addr = if self.sp == Sp::Shared {
             // (u[rs2] + imm + offset) mod 2^32.
             let b32 = fx.b.ins().ireduce(I32, self.base);
@@ -185,9 +229,7 @@ impl Lanes {
         };
         let low = fx.b.ins().band_imm_u(addr, 3);
         let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let (inside, rel) = window_check(fx, self.window, addr);
-        let w_host = self.window.2;
-        let ok = fx.b.ins().band(aligned, inside);
-        (ok, fx.b.ins().iadd(w_host, rel))
+        let (inside, _) = window_check(fx, self.window, addr);
+        fx.b.ins().band(aligned, inside)
     }
 }
