@@ -84,6 +84,9 @@ pub struct JitCtx<'a> {
     pub discard_final: u8,
     /// The waves compiled code may start itself at a wave's end (`NextWave::plan`; an idle plan without one).
     pub plan: *mut crate::plan::WavePlan,
+    /// What the last helper returned: compiled code calls the helpers through trampolines that preserve every
+    /// register and return nothing (`runtime::define_trampolines`), which leave the status here.
+    pub helper_status: u32,
 }
 
 /// The waves a run goes on with after the running one ends, so that compiled code starts the next wave itself
@@ -131,14 +134,16 @@ pub const CTX_ENV_OFFSET: i32 = offset_of!(JitCtx, env) as i32;
 pub const CTX_DISCARD_OFFSET: i32 = offset_of!(JitCtx, discard_final) as i32;
 pub const CTX_PLAN_OFFSET: i32 = offset_of!(JitCtx, plan) as i32;
 pub const CTX_ENDED_OFFSET: i32 = offset_of!(JitCtx, ended_retired) as i32;
+pub const CTX_STATUS_OFFSET: i32 = offset_of!(JitCtx, helper_status) as i32;
 
-/// Addresses of the Rust helpers compiled code calls, and their signature (all three take the same arguments).
+/// The Rust helpers compiled code calls, each through its trampoline (a function of the `preserve_all`
+/// convention that calls the helper and stores its status at `CTX_STATUS_OFFSET`), so that a call on a cold
+/// path clobbers no register and the hot path around it keeps its values in registers.
 #[derive(Clone, Copy)]
 pub struct HelperFns {
-    pub step: usize,
-    pub mem: usize,
-    pub next_wave: usize,
-    pub sig: cranelift_codegen::ir::SigRef,
+    pub step: cranelift_codegen::ir::FuncRef,
+    pub mem: cranelift_codegen::ir::FuncRef,
+    pub next_wave: cranelift_codegen::ir::FuncRef,
 }
 
 /// Bytes one contiguous 32-bit access of all lanes covers: the inline path's window must hold this many.

@@ -4,7 +4,7 @@
 
 use super::{flags, touched, written, BlockRegs, Dirty, Fx, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
 use crate::abi::Exit;
-use cranelift_codegen::ir::{types::*, Block, InstBuilder, Value};
+use cranelift_codegen::ir::{types::*, Block, FuncRef, InstBuilder, Value};
 use lanejit_isa::LANES;
 
 impl Fx<'_> {
@@ -92,9 +92,7 @@ impl Fx<'_> {
         self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
         let p = self.b.ins().iconst(I32, pc as i64);
         self.b.ins().store(flags(), p, self.state, PC_OFFSET);
-        let f = self.b.ins().iconst(I64, self.helpers.next_wave as i64);
-        let call = self.b.ins().call_indirect(self.helpers.sig, f, &[self.state, self.ctx, p]);
-        let started = self.b.inst_results(call)[0];
+        let started = self.call_helper(self.helpers.next_wave, p);
         let done = self.b.create_block();
         self.b.ins().brif(started, self.restart, &[], done, &[]);
         self.b.switch_to_block(done);
@@ -196,7 +194,7 @@ impl Fx<'_> {
     /// Calls helper `f(state, ctx, pc)`, which executes the instruction at `pc` on the state: the registers it
     /// names are stored first when the block has changed them (the state holds the others already) and all of
     /// them are reloaded after.
-    pub(super) fn call_runtime(&mut self, f: usize, pc: u32, done: u32, writes: Option<BlockRegs>) {
+    pub(super) fn call_runtime(&mut self, f: FuncRef, pc: u32, done: u32, writes: Option<BlockRegs>) {
         let insn = self.current.expect("a runtime call runs while lowering an instruction");
         if insn.fcsr().writes {
             self.fcsr_plain = false;
@@ -210,10 +208,7 @@ impl Fx<'_> {
         self.store_exec();
         self.store_counters(done);
         let pcv = self.b.ins().iconst(I32, pc as i64);
-        let f = self.b.ins().iconst(I64, f as i64);
-        let sig = self.helpers.sig;
-        let call = self.b.ins().call_indirect(sig, f, &[self.state, self.ctx, pcv]);
-        let status = self.b.inst_results(call)[0];
+        let status = self.call_helper(f, pcv);
         let (wv, wu) = writes.unwrap_or_else(|| written(&insn));
         self.load_regs(&wv, &wu);
         if insn.id().info().has(lanejit_isa::flag::WE) {
@@ -229,5 +224,11 @@ impl Fx<'_> {
         self.store_dirty();
         self.b.ins().jump(self.trap_exit, &[pcv.into()]);
         self.b.switch_to_block(ok);
+    }
+
+    /// Calls helper `f` (its trampoline) with (state, ctx, pc) and returns its status.
+    fn call_helper(&mut self, f: FuncRef, pc: Value) -> Value {
+        self.b.ins().call(f, &[self.state, self.ctx, pc]);
+        self.b.ins().load(I32, flags(), self.ctx, crate::abi::CTX_STATUS_OFFSET)
     }
 }

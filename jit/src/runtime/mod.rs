@@ -16,7 +16,7 @@ use crate::lower;
 use crate::lower::mem::uniform::UniformAccess;
 use crate::options::{isa, JitOptions};
 use crate::plan::{StartFacts, WavePlan};
-use cranelift_codegen::ir::{types::*, AbiParam, Signature, UserFuncName};
+use cranelift_codegen::ir::{types::*, AbiParam, InstBuilder, Signature, UserFuncName};
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -356,14 +356,22 @@ fn compile_onto(
         }
     };
     let start_facts = base.map_or_else(|| std::sync::Arc::new(StartFacts::of(code)), |k| k.start_facts.clone());
+    let trampolines = define_trampolines(module)?;
     let mut funcs = Vec::new();
     let mut max_frame_bytes = base.map_or(0, |k| k.max_frame_bytes);
     let mut rest: &[Block] = &blocks;
     let mut lowering = base.map_or_else(Vec::new, |k| k.lowering.clone());
     let mut rebuilt = base.map_or(0, |k| k.rebuilt);
     while !rest.is_empty() {
-        let Defined { id, frame, emitted, lowering: lowered, rebuilt: again } =
-            define_function(module, &isa, tier, opts, &rest[..next_group(rest)], (&slot_of, &start_facts))?;
+        let Defined { id, frame, emitted, lowering: lowered, rebuilt: again } = define_function(
+            module,
+            &isa,
+            tier,
+            opts,
+            &rest[..next_group(rest)],
+            (&slot_of, &start_facts),
+            trampolines,
+        )?;
         lowering.extend(lowered);
         rebuilt += again as usize;
         max_frame_bytes = max_frame_bytes.max(frame);
@@ -408,6 +416,50 @@ fn compile_onto(
     })
 }
 
+/// Defines, in `module`, a trampoline for each helper (interpreter step, memory access, next wave, in that
+/// order): a function of the `preserve_all` convention, which saves every register it (and the helper it calls)
+/// may change, that calls the helper with (state, ctx, pc) and stores the helper's status at
+/// `CTX_STATUS_OFFSET`. Compiled code calls helpers only on cold paths or between waves; through a trampoline
+/// such a call clobbers nothing, so the hot path does not spill its vectors around it (a call clobbering every
+/// vector register had Cranelift store and reload the values live across it on the hot path too).
+fn define_trampolines(module: &mut JITModule) -> Result<[cranelift_module::FuncId; 3], JitError> {
+    let ptr = module.target_config().pointer_type();
+    let helpers = [
+        helper_interpret as *const () as usize,
+        helper_mem as *const () as usize,
+        helper_next_wave as *const () as usize,
+    ];
+    let mut ids = Vec::with_capacity(helpers.len());
+    for helper in helpers {
+        let mut sig = Signature::new(CallConv::PreserveAll);
+        sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
+        let id = module.declare_anonymous_function(&sig).map_err(|e| JitError(e.to_string()))?;
+        let mut ctx = module.make_context();
+        ctx.func.signature = sig;
+        ctx.func.name = UserFuncName::user(0, id.as_u32());
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let mut hsig = Signature::new(CallConv::SystemV);
+        hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
+        hsig.returns.push(AbiParam::new(I32));
+        let hsig = b.import_signature(hsig);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let args = b.block_params(entry).to_vec();
+        let f = b.ins().iconst(ptr, helper as i64);
+        let call = b.ins().call_indirect(hsig, f, &args);
+        let status = b.inst_results(call)[0];
+        b.ins().store(crate::fx::flags(), status, args[1], crate::abi::CTX_STATUS_OFFSET);
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(module.target_config());
+        module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")))?;
+        ids.push(id);
+    }
+    Ok([ids[0], ids[1], ids[2]])
+}
+
 /// What every compiled function is called with: (state, context) -> exit status.
 fn entry_signature(ptr: cranelift_codegen::ir::Type) -> Signature {
     let mut sig = Signature::new(CallConv::SystemV);
@@ -435,6 +487,7 @@ fn define_function(
     opts: &JitOptions,
     blocks: &[Block],
     (slot_of, start_facts): (&std::sync::Arc<[u32]>, &std::sync::Arc<StartFacts>),
+    trampolines: [cranelift_module::FuncId; 3],
 ) -> Result<Defined, JitError> {
     let t0 = Instant::now();
     let ptr = module.target_config().pointer_type();
@@ -451,16 +504,9 @@ fn define_function(
     // block left unloaded (`Fx::begin_block_lazy`): a register the YAML says an instruction only writes.
     let mut lazy = true;
     loop {
-        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let mut hsig = Signature::new(CallConv::SystemV);
-        hsig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
-        hsig.returns.push(AbiParam::new(I32));
-        let helpers = HelperFns {
-            step: helper_interpret as *const () as usize,
-            mem: helper_mem as *const () as usize,
-            next_wave: helper_next_wave as *const () as usize,
-            sig: b.import_signature(hsig),
-        };
+        let [step, mem, next_wave] = trampolines.map(|id| module.declare_func_in_func(id, &mut ctx.func));
+        let helpers = HelperFns { step, mem, next_wave };
+        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.set_window_slots(slot_of.clone());
         fx.set_start_facts(start_facts.clone());
@@ -599,6 +645,7 @@ pub fn run(
                 plan,
                 next: next.as_mut().map(|n| &mut **n as &mut dyn NextWave),
                 ended_retired: 0,
+                helper_status: 0,
             };
             // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
             let status = unsafe { entry(w, &mut cx) };
