@@ -330,6 +330,24 @@ fn lanes_that_rejoin_exec_read_zero() {
     every_wave_stores(&src, 9, |i| if i % 32 % 2 == i / 64 % 2 { 7 } else { 0 });
 }
 
+/// A literal that, decoded on its own, is `v.add v12, v1, v2` (0x00404610): with every path known, no wave runs
+/// it, so v12, which the kernel only reads, is not cleared between waves and reads 0 in every wave.
+#[test]
+fn a_literal_that_decodes_as_a_write_does_not_make_a_register_cleared() {
+    let src = format!(
+        "{PROLOGUE}
+    v.mov.k v9, 0x00404610
+    v.add v10, v12, v9
+    st.b32 v10, v4, u6, 0
+    end
+"
+    );
+    let kernel = Kernel::from_asm("clear.s", &src).unwrap_or_else(|e| panic!("{e}"));
+    let (v, _) = kernel.registers_to_clear();
+    assert!(!v.contains(&12), "only the literal writes v12: {v:?}");
+    every_wave_stores(&src, 9, |_| 0x0040_4610);
+}
+
 /// Written lane-wise before every read, with EXEC only shrinking: not cleared between waves, and the results
 /// stay exact (saxpy-like: the proof's main case).
 #[test]

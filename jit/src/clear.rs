@@ -17,13 +17,20 @@ use lanejit_interp::Code;
 use lanejit_isa::{flag, Flow, Insn, RegFile, RegSet};
 use std::collections::HashMap;
 
-/// The registers to re-zero between waves: those some word of `code` may write, minus those proven written
-/// before read (see the module text). Sorted (vector, uniform).
+/// The registers to re-zero between waves: those the code may write (with its paths proven, the instructions
+/// they reach; otherwise some word of `code`), minus those proven written before read (see the module text).
+/// Sorted (vector, uniform).
 pub fn registers_to_clear(code: &Code) -> (Vec<usize>, Vec<usize>) {
-    let written = code.decoded.iter().flatten().fold(RegSet::new(), |s, (i, _)| s.union(i.writes()));
-    let unsafe_reads = match proven_paths(code) {
-        Some(blocks) => read_before_written(&blocks).union(lane_unsafe_reads(&blocks)),
-        None => written,
+    let any_word = code.decoded.iter().flatten().fold(RegSet::new(), |s, (i, _)| s.union(i.writes()));
+    // With the paths proven, only the instructions of the blocks they reach can run: a word inside another
+    // instruction (a literal, the second word of a two-word encoding), decoded on its own, never does.
+    // (Counting those made atomic_reduce re-zero v0, which an atomic's second word "writes", in every wave.)
+    let (written, unsafe_reads) = match proven_paths(code) {
+        Some(blocks) => {
+            let reached = blocks.iter().flat_map(|b| &b.ops).fold(RegSet::new(), |s, o| s.union(o.insn.writes()));
+            (reached, read_before_written(&blocks).union(lane_unsafe_reads(&blocks)))
+        }
+        None => (any_word, any_word),
     };
     let clear = written.intersection(unsafe_reads);
     (clear.vregs().map(|r| r.idx()).collect(), clear.uregs().map(|r| r.idx()).collect())
