@@ -136,14 +136,16 @@ pub const CTX_PLAN_OFFSET: i32 = offset_of!(JitCtx, plan) as i32;
 pub const CTX_ENDED_OFFSET: i32 = offset_of!(JitCtx, ended_retired) as i32;
 pub const CTX_STATUS_OFFSET: i32 = offset_of!(JitCtx, helper_status) as i32;
 
-/// The Rust helpers compiled code calls, each through its trampoline (a function of the `preserve_all`
-/// convention that calls the helper and stores its status at `CTX_STATUS_OFFSET`), so that a call on a cold
-/// path clobbers no register and the hot path around it keeps its values in registers.
+/// The Rust helpers compiled code calls, each through its trampoline (the addresses of functions of the
+/// `preserve_all` convention that call the helper and store its status at `CTX_STATUS_OFFSET`:
+/// `runtime::trampolines`), and the trampolines' signature. A call on a cold path then clobbers no register,
+/// so the hot path around it keeps its values in registers.
 #[derive(Clone, Copy)]
 pub struct HelperFns {
-    pub step: cranelift_codegen::ir::FuncRef,
-    pub mem: cranelift_codegen::ir::FuncRef,
-    pub next_wave: cranelift_codegen::ir::FuncRef,
+    pub step: usize,
+    pub mem: usize,
+    pub next_wave: usize,
+    pub sig: cranelift_codegen::ir::SigRef,
 }
 
 /// Bytes one contiguous 32-bit access of all lanes covers: the inline path's window must hold this many.

@@ -4,7 +4,7 @@
 
 use super::{flags, touched, written, BlockRegs, Dirty, Fx, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
 use crate::abi::Exit;
-use cranelift_codegen::ir::{types::*, Block, FuncRef, InstBuilder, Value};
+use cranelift_codegen::ir::{types::*, Block, InstBuilder, Value};
 use lanejit_isa::LANES;
 
 impl Fx<'_> {
@@ -194,7 +194,7 @@ impl Fx<'_> {
     /// Calls helper `f(state, ctx, pc)`, which executes the instruction at `pc` on the state: the registers it
     /// names are stored first when the block has changed them (the state holds the others already) and all of
     /// them are reloaded after.
-    pub(super) fn call_runtime(&mut self, f: FuncRef, pc: u32, done: u32, writes: Option<BlockRegs>) {
+    pub(super) fn call_runtime(&mut self, f: usize, pc: u32, done: u32, writes: Option<BlockRegs>) {
         let insn = self.current.expect("a runtime call runs while lowering an instruction");
         if insn.fcsr().writes {
             self.fcsr_plain = false;
@@ -226,9 +226,10 @@ impl Fx<'_> {
         self.b.switch_to_block(ok);
     }
 
-    /// Calls helper `f` (its trampoline) with (state, ctx, pc) and returns its status.
-    fn call_helper(&mut self, f: FuncRef, pc: Value) -> Value {
-        self.b.ins().call(f, &[self.state, self.ctx, pc]);
+    /// Calls the helper whose trampoline is at `f` with (state, ctx, pc) and returns its status.
+    fn call_helper(&mut self, f: usize, pc: Value) -> Value {
+        let f = self.b.ins().iconst(I64, f as i64);
+        self.b.ins().call_indirect(self.helpers.sig, f, &[self.state, self.ctx, pc]);
         self.b.ins().load(I32, flags(), self.ctx, crate::abi::CTX_STATUS_OFFSET)
     }
 }

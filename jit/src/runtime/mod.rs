@@ -356,7 +356,7 @@ fn compile_onto(
         }
     };
     let start_facts = base.map_or_else(|| std::sync::Arc::new(StartFacts::of(code)), |k| k.start_facts.clone());
-    let trampolines = define_trampolines(module)?;
+    let trampolines = trampolines()?;
     let mut funcs = Vec::new();
     let mut max_frame_bytes = base.map_or(0, |k| k.max_frame_bytes);
     let mut rest: &[Block] = &blocks;
@@ -416,13 +416,28 @@ fn compile_onto(
     })
 }
 
-/// Defines, in `module`, a trampoline for each helper (interpreter step, memory access, next wave, in that
-/// order): a function of the `preserve_all` convention, which saves every register it (and the helper it calls)
-/// may change, that calls the helper with (state, ctx, pc) and stores the helper's status at
-/// `CTX_STATUS_OFFSET`. Compiled code calls helpers only on cold paths or between waves; through a trampoline
-/// such a call clobbers nothing, so the hot path does not spill its vectors around it (a call clobbering every
-/// vector register had Cranelift store and reload the values live across it on the hot path too).
-fn define_trampolines(module: &mut JITModule) -> Result<[cranelift_module::FuncId; 3], JitError> {
+/// The trampolines of the helpers (interpreter step, memory access, next wave, in that order), compiled once
+/// per process into a module that is never freed: their addresses. Each is a function of the `preserve_all`
+/// convention, which saves every register it (and the helper it calls) may change, that calls its helper with
+/// (state, ctx, pc) and stores the helper's status at `CTX_STATUS_OFFSET`. Compiled code calls helpers only
+/// on cold paths or between waves; through a trampoline such a call clobbers nothing, so the hot path does not
+/// spill its values around it (a call clobbering every vector register had Cranelift store and reload the
+/// values live across it on the hot path too).
+fn trampolines() -> Result<[usize; 3], JitError> {
+    static ADDRESSES: std::sync::OnceLock<Result<[usize; 3], String>> = std::sync::OnceLock::new();
+    ADDRESSES.get_or_init(|| define_trampolines().map_err(|e| e.0)).clone().map_err(JitError)
+}
+
+/// The trampolines' signature: (state, ctx, pc), no result, `preserve_all`.
+fn trampoline_signature(ptr: cranelift_codegen::ir::Type) -> Signature {
+    let mut sig = Signature::new(CallConv::PreserveAll);
+    sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
+    sig
+}
+
+fn define_trampolines() -> Result<[usize; 3], JitError> {
+    let isa = isa(Tier::Quick, &JitOptions::default())?;
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, cranelift_module::default_libcall_names()));
     let ptr = module.target_config().pointer_type();
     let helpers = [
         helper_interpret as *const () as usize,
@@ -431,8 +446,7 @@ fn define_trampolines(module: &mut JITModule) -> Result<[cranelift_module::FuncI
     ];
     let mut ids = Vec::with_capacity(helpers.len());
     for helper in helpers {
-        let mut sig = Signature::new(CallConv::PreserveAll);
-        sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(I32)]);
+        let sig = trampoline_signature(ptr);
         let id = module.declare_anonymous_function(&sig).map_err(|e| JitError(e.to_string()))?;
         let mut ctx = module.make_context();
         ctx.func.signature = sig;
@@ -457,7 +471,11 @@ fn define_trampolines(module: &mut JITModule) -> Result<[cranelift_module::FuncI
         module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")))?;
         ids.push(id);
     }
-    Ok([ids[0], ids[1], ids[2]])
+    module.finalize_definitions().map_err(|e| JitError(e.to_string()))?;
+    let addresses = [ids[0], ids[1], ids[2]].map(|id| module.get_finalized_function(id) as usize);
+    // The code lives as long as the process: every kernel compiled later calls it.
+    std::mem::forget(module);
+    Ok(addresses)
 }
 
 /// What every compiled function is called with: (state, context) -> exit status.
@@ -487,7 +505,7 @@ fn define_function(
     opts: &JitOptions,
     blocks: &[Block],
     (slot_of, start_facts): (&std::sync::Arc<[u32]>, &std::sync::Arc<StartFacts>),
-    trampolines: [cranelift_module::FuncId; 3],
+    trampolines: [usize; 3],
 ) -> Result<Defined, JitError> {
     let t0 = Instant::now();
     let ptr = module.target_config().pointer_type();
@@ -504,9 +522,9 @@ fn define_function(
     // block left unloaded (`Fx::begin_block_lazy`): a register the YAML says an instruction only writes.
     let mut lazy = true;
     loop {
-        let [step, mem, next_wave] = trampolines.map(|id| module.declare_func_in_func(id, &mut ctx.func));
-        let helpers = HelperFns { step, mem, next_wave };
-        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let [step, mem, next_wave] = trampolines;
+        let helpers = HelperFns { step, mem, next_wave, sig: b.import_signature(trampoline_signature(ptr)) };
         let mut fx = Fx::new(b, &used_v, &used_u, helpers, tier);
         fx.set_window_slots(slot_of.clone());
         fx.set_start_facts(start_facts.clone());
