@@ -85,7 +85,7 @@ pub struct JitCtx<'a> {
     /// The waves compiled code may start itself at a wave's end (`NextWave::plan`; an idle plan without one).
     pub plan: *mut crate::plan::WavePlan,
     /// What the last helper returned: compiled code calls the helpers through trampolines that preserve every
-    /// register and return nothing (`runtime::define_trampolines`), which leave the status here.
+    /// register and return nothing (`runtime::trampolines`), which leave the status here.
     pub helper_status: u32,
 }
 

@@ -31,9 +31,9 @@ pub struct OffsetFacts {
     pub slices_uniform: Option<Value>,
     /// Each slice's first lane, zero-extended (I64).
     pub slice_firsts: Option<[Value; super::VECS]>,
-    /// Times each fact was reused, and which are pinned where they were computed (`Fx::anchor`), one bit each
-    /// (`lower/mem/offsets.rs`).
+    /// Times each fact was reused (indexed by `lower/mem/offsets.rs`'s `Fact`).
     pub reuses: [u8; 8],
+    /// The facts pinned where they were computed (`Fx::anchor`), one bit each.
     pub anchored: u8,
 }
 
@@ -66,8 +66,8 @@ impl Fx<'_> {
         let slot = *self.anchor_slot.get_or_insert_with(|| {
             self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4))
         });
+        let ptr = self.b.func.dfg.value_type(self.state);
         for &v in values {
-            let ptr = self.b.func.dfg.value_type(self.state);
             self.b.ins().stack_store(ptr, v, slot, 0);
         }
     }

@@ -53,8 +53,9 @@ enum Fact {
 /// Reuses after which a fact is pinned (`known`): a fact that only the per-lane arm of an access needs costs
 /// nothing on its contiguous path while Cranelift leaves it inside that arm, but is computed again in the arm
 /// of every access that needs it; pinned, it is computed once, on every path. A tiled matrix multiply's 16
-/// shared loads from one offset register are worth pinning for (its instructions retired -14%); vadd's three
-/// accesses, which take the contiguous path, are not (+11% when pinned at the first reuse).
+/// shared loads from one offset register are worth pinning for (its instructions retired -11% at this
+/// threshold); vadd's three accesses, which take the contiguous path, are not (+11% when pinned at the first
+/// reuse).
 const ANCHOR_AFTER_REUSES: u8 = 3;
 
 /// Lane 0's offset (I32).
