@@ -90,8 +90,9 @@ impl NextWave for Batch<'_, '_> {
         self.ended.1 += lane_ops;
         self.step();
         *env = self.env;
-        // The ids differ between the waves of a workgroup; with one wave per workgroup they are still there.
-        reset_wave(cx, w, self.wave(), env.wg_id, cx.facts.writes_launch_abi || cx.starts.len() > 1);
+        // The ids differ between the waves of a workgroup; with one wave per workgroup they are still there
+        // (the plan's rule, which compiled code follows too).
+        reset_wave(cx, w, self.wave(), env.wg_id, self.plan.whole_abi != 0);
         self.allow();
         true
     }

@@ -55,7 +55,8 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     let exec = fx.exec_val();
     // The window is read once, before the lane loop: nothing in it can change it.
     let window = window_fields(fx, slot);
-    let lanes = Lanes { base: base_plus_imm(fx, &a.at), window, sp: a.at.sp };
+    let base = base_plus_imm(fx, &a.at);
+    let lanes = Lanes::new(fx, base, window, a.at.sp);
     let host0 = lanes.host0(fx);
     let entry = fx.dirty();
     let [one_lane, many, apply, done, slow, join] = [(); 6].map(|_| fx.b.create_block());
@@ -150,10 +151,17 @@ struct Lanes {
     base: Value,
     /// The instruction's cached window: (guest lo, span, host address of lo), as `window_fields` reads it.
     window: (Value, Value, Value),
+    /// `base - window lo` (wrapping): offset 0's place in the window.
+    rel0: Value,
     sp: Sp,
 }
 
 impl Lanes {
+    fn new(fx: &mut Fx, base: Value, window: (Value, Value, Value), sp: Sp) -> Lanes {
+        let rel0 = fx.b.ins().isub(base, window.0);
+        Lanes { base, window, rel0, sp }
+    }
+
     /// Address of lane `lane`'s word in stack slot `s`.
     fn at(&self, fx: &mut Fx, s: cranelift_codegen::ir::StackSlot, lane: Value) -> Value {
         let base = fx.b.ins().stack_addr(I64, s, 0);
@@ -191,8 +199,8 @@ impl Lanes {
         let or = fx.fold(active, |f, a, b| f.b.ins().bor(a, b));
         let (_, w_span, w_host) = self.window;
         // (An atomic's window spans the addresses whose word lies in the region: `try_atomic`.)
-        let (base_inside, rel0) = window_check(fx, self.window, self.base);
-        let room = fx.b.ins().isub(w_span, rel0);
+        let base_inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, self.rel0, w_span);
+        let room = fx.b.ins().isub(w_span, self.rel0);
         let max = fx.b.ins().uextend(I64, max);
         let fits = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, max, room);
         let base32 = fx.b.ins().ireduce(I32, self.base);
@@ -207,9 +215,7 @@ impl Lanes {
     /// Host address of offset 0: lane l's word is there plus its offset once the lanes are checked (no sum
     /// wraps: see `check`).
     fn host0(&self, fx: &mut Fx) -> Value {
-        let (w_lo, _, w_host) = self.window;
-        let rel0 = fx.b.ins().isub(self.base, w_lo);
-        fx.b.ins().iadd(w_host, rel0)
+        fx.b.ins().iadd(self.window.2, self.rel0)
     }
 
     /// EXEC has at most one lane (none counts as lane 31, checked to no effect): is its word 4-aligned and
