@@ -170,7 +170,7 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (135, "lower/xlane.rs:switched", "uniform-operand shuffle switch keeps 4 bits of the value"),
     (136, "runtime.rs:helper_next_wave", "a wave started by compiled code reads the previous wave's environment"),
     (137, "fx/mod.rs:Fx::new", "a wave started by compiled code keeps the previous wave's EXEC"),
-    (138, "lower/mem/atomic.rs:Lanes::check", "inline atomics with several lanes check only the largest offset of lanes 0-3"),
+    (138, "lower/mem/lanes.rs:Lanes::check", "inline lane loops (atomics, masked accesses) with several lanes check only the largest offset of lanes 0-3"),
     (139, "lower/mem/atomic.rs:lower", "inline atomics return the data sent instead of the word's old value"),
     (140, "runtime/mem.rs:try_atomic", "the inline atomic window spans the whole region (a word may start at its end)"),
     (
@@ -201,4 +201,6 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (165, "fx/next_wave.rs:zero_clear_set", "a wave started by compiled code keeps the last wave's vector registers of the clear set"),
     (166, "fx/next_wave.rs:write_wave_abi", "a wave started by compiled code gets the EXEC of its workgroup's first wave"),
     (168, "fx/next_wave.rs:advance_wave", "a wave started by compiled code reads the last wave's wave_id"),
+    (169, "lower/mem/masked.rs:lower", "an inline masked access skips its lowest active lane"),
+    (170, "lower/mem/masked.rs:lower", "an inline masked load writes every lane (inactive lanes get stack leftovers)"),
 ];

@@ -1,9 +1,10 @@
 //! Group `mem`: vector loads and stores with a uniform base and per-lane 32-bit offsets. The common case — a
 //! 32-bit access whose lanes are contiguous, under a full EXEC, inside a region already in the window cache —
 //! is one inline check (contiguity, alignment, and one unsigned compare against the cached region) and eight
-//! 16-byte host accesses. In optimised code, lanes that are not contiguous, any width, and loads under a
-//! partial EXEC run inline too, one host access per lane (`mem/gather.rs`). The rest (masked stores, quick
-//! code's non-contiguous accesses, a region not cached yet, any lane that would fault) calls `runtime::mem` in
+//! 16-byte host accesses. In optimised code, lanes that are not contiguous and any width run inline too, one
+//! host access per lane (`mem/gather.rs`), and so do accesses of one register under a partial EXEC, a loop over
+//! the active lanes (`mem/masked.rs`). The rest (wide masked accesses, quick code's accesses, a region not
+//! cached yet, any lane that would fault) calls `runtime::mem` in
 //! the runtime, which does the access in Rust when it provably cannot fault and otherwise has the interpreter
 //! execute it, so faults are reported by the golden model.
 //! Uniform loads and stores run inline against a cached window too (`mem/uniform.rs`), and so do atomics with
@@ -14,6 +15,8 @@
 pub mod atomic;
 pub mod gather;
 pub mod image;
+pub mod lanes;
+pub mod masked;
 pub mod offsets;
 pub mod slices;
 pub mod uniform;
@@ -135,7 +138,7 @@ fn cached(fx: &Fx, a: &Access) -> bool {
 }
 
 /// Registers the runtime's access may write: a load's destination group.
-fn writes(a: &Access) -> crate::fx::BlockRegs {
+pub(super) fn writes(a: &Access) -> crate::fx::BlockRegs {
     let vs = if a.is_store() { Vec::new() } else { (a.rd.idx()..a.rd.idx() + a.regs()).collect() };
     (vs, Vec::new())
 }
@@ -145,6 +148,9 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
     let contiguous =
         ((fx.full_exec() && fx.tier() == crate::abi::Tier::Opt) || crate::mutants::active(106)) && a.bytes == 4;
     let scattered = gather::supports(fx, &a);
+    if !contiguous && !scattered && masked::supports(fx, &a) {
+        return masked::lower(fx, site, &a);
+    }
     if !contiguous && !scattered {
         fx.call_mem(site.pc, site.index, writes(&a));
         return Lowered::Native;

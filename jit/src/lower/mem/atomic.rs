@@ -10,12 +10,11 @@
 //! Shared memory needs no host atomic at all (one worker thread runs a whole workgroup): a load and a store.
 
 use super::super::{Lowered, Site};
-use super::{base_plus_imm, window_check, window_fields};
+use super::lanes::{lane_slot, next_lane, spill, unspill, Lanes};
+use super::{base_plus_imm, window_fields};
 use crate::access::Atomic;
-use crate::fx::{Fx, Vec32, VECS};
-use cranelift_codegen::ir::{
-    condcodes::IntCC, types::*, AtomicRmwOp, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
-};
+use crate::fx::Fx;
+use cranelift_codegen::ir::{types::*, AtomicRmwOp, InstBuilder, MemFlagsData, Value};
 use lanejit_interp::mem::AtomOp;
 use lanejit_isa::Sp;
 
@@ -47,32 +46,22 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     fx.note_lowering(site.pc, crate::abi::Lowering::Native);
     let slot = fx.window_slot(site.pc);
     debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled atomic has a window slot");
-    let lane_bytes = (4 * VECS * 4) as u32;
-    let [offs, data, olds] =
-        [0; 3].map(|_| fx.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, lane_bytes, 4)));
+    let [offs, data, olds] = [(); 3].map(|_| lane_slot(fx));
     spill(fx, a.at.rs1, offs);
     spill(fx, a.at.rd, data);
     let exec = fx.exec_val();
-    // The window is read once, before the lane loop: nothing in it can change it.
+    // The window is read once, before the lane loop: nothing in it can change it. (An atomic's window spans
+    // the addresses whose word lies in the region: `try_atomic`.)
     let window = window_fields(fx, slot);
     let base = base_plus_imm(fx, &a.at);
-    let lanes = Lanes::new(fx, base, window, a.at.sp);
+    let lanes = Lanes::new(fx, base, window, a.at.sp, 4);
     let host0 = lanes.host0(fx);
     let entry = fx.dirty();
-    let [one_lane, many, apply, done, slow, join] = [(); 6].map(|_| fx.b.create_block());
+    let [apply, done, slow, join] = [(); 4].map(|_| fx.b.create_block());
     fx.b.set_cold_block(slow);
     fx.b.append_block_param(apply, I32);
-    // Every active lane inside the window and aligned, or the runtime does the whole instruction: one lane (an
-    // atomic by an elected lane, the common case) is checked on its own, more at once on the vectors.
-    let less = fx.b.ins().iadd_imm_s(exec, -1);
-    let others = fx.b.ins().band(exec, less);
-    fx.b.ins().brif(others, many, &[], one_lane, &[]);
-    fx.b.switch_to_block(one_lane);
-    let ok = lanes.one_ok(fx, offs, exec);
-    fx.b.ins().brif(ok, apply, &[exec.into()], slow, &[]);
-    fx.b.switch_to_block(many);
-    let ok = lanes.check(fx, a.at.rs1);
-    fx.b.ins().brif(ok, apply, &[exec.into()], slow, &[]);
+    // Every active lane inside the window and aligned, or the runtime does the whole instruction.
+    lanes.check_then(fx, (offs, a.at.rs1), exec, (apply, slow));
     // The host atomics, lanes ascending, each lane's old value kept for rd.
     fx.b.switch_to_block(apply);
     let mask = fx.b.block_params(apply)[0];
@@ -80,9 +69,7 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     let one = fx.b.create_block();
     fx.b.ins().brif(more, one, &[], done, &[]);
     fx.b.switch_to_block(one);
-    let off = lanes.load(fx, offs, lane);
-    let off = fx.b.ins().uextend(I64, off);
-    let host = fx.b.ins().iadd(host0, off);
+    let host = lanes.host(fx, host0, offs, lane);
     let d = lanes.load(fx, data, lane);
     let op = host_op(a.op).expect("inline_ok checked the operation");
     let old = if a.at.sp == Sp::Shared {
@@ -96,7 +83,7 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     fx.b.ins().store(MemFlagsData::new().with_notrap(), old, at, 0);
     fx.b.ins().jump(apply, &[rest.into()]);
     fx.b.switch_to_block(done);
-    let v = std::array::from_fn(|k| fx.b.ins().stack_load(I64, I32X4, olds, 16 * k as i32));
+    let v = unspill(fx, olds);
     fx.set_v(a.at.rd, v);
     fx.b.ins().jump(join, &[]);
     fx.runtime_arm((slow, join), entry, (site.pc, site.index), (vec![a.at.rd.idx()], Vec::new()));
@@ -127,115 +114,4 @@ fn plain_rmw(fx: &mut Fx, op: AtomicRmwOp, host: Value, d: Value) -> Value {
     };
     fx.b.ins().store(flags, new, host, 0);
     old
-}
-
-/// Writes a vector register's lanes to a stack slot (lane l at byte 4l).
-fn spill(fx: &mut Fx, r: lanejit_isa::VReg, to: cranelift_codegen::ir::StackSlot) {
-    for (k, x) in fx.v(r).into_iter().enumerate() {
-        fx.b.ins().stack_store(I64, x, to, 16 * k as i32);
-    }
-}
-
-/// The lowest set bit of `mask` as a lane number, `mask` without it, and whether `mask` had one.
-fn next_lane(fx: &mut Fx, mask: Value) -> (Value, Value, Value) {
-    let lane = fx.b.ins().ctz(mask);
-    let less = fx.b.ins().iadd_imm_s(mask, -1);
-    let rest = fx.b.ins().band(mask, less);
-    let more = fx.b.ins().icmp_imm_s(IntCC::NotEqual, mask, 0);
-    (lane, rest, more)
-}
-
-/// How the lanes' addresses are formed and checked.
-struct Lanes {
-    /// `base_plus_imm`: the 64-bit base (global) or the 32-bit sum zero-extended (shared).
-    base: Value,
-    /// The instruction's cached window: (guest lo, span, host address of lo), as `window_fields` reads it.
-    window: (Value, Value, Value),
-    /// `base - window lo` (wrapping): offset 0's place in the window.
-    rel0: Value,
-    sp: Sp,
-}
-
-impl Lanes {
-    fn new(fx: &mut Fx, base: Value, window: (Value, Value, Value), sp: Sp) -> Lanes {
-        let rel0 = fx.b.ins().isub(base, window.0);
-        Lanes { base, window, rel0, sp }
-    }
-
-    /// Address of lane `lane`'s word in stack slot `s`.
-    fn at(&self, fx: &mut Fx, s: cranelift_codegen::ir::StackSlot, lane: Value) -> Value {
-        let base = fx.b.ins().stack_addr(I64, s, 0);
-        let lane = fx.b.ins().uextend(I64, lane);
-        let off = fx.b.ins().ishl_imm_u(lane, 2);
-        fx.b.ins().iadd(base, off)
-    }
-
-    fn load(&self, fx: &mut Fx, s: cranelift_codegen::ir::StackSlot, lane: Value) -> Value {
-        let at = self.at(fx, s, lane);
-        fx.b.ins().load(I32, MemFlagsData::new().with_notrap(), at, 0)
-    }
-
-    /// Is every active lane's word (base + offset, offsets in `rs1`) 4-aligned and inside the window? Tested
-    /// at once on the vectors, not lane by lane: the base inside the window, the largest active offset within
-    /// the room left after it, and the base and every active offset 4-aligned (a misaligned base whose offsets
-    /// make up for it goes to the runtime, which is only slower). Inactive lanes count as offset 0, the base
-    /// itself. Then no lane's sum wraps (for shared memory, mod 2^32: the window lies far below 2^32).
-    fn check(&self, fx: &mut Fx, rs1: lanejit_isa::VReg) -> Value {
-        let off = fx.v(rs1);
-        let zero = fx.const_vec([0; 4]);
-        let active: Vec32 = std::array::from_fn(|k| {
-            if fx.full_exec() {
-                return off[k];
-            }
-            let m = fx.exec_lane_mask(k);
-            fx.b.ins().bitselect(m, off[k], zero)
-        });
-        // Mutant 138: the largest offset is taken over the first slice only (lanes 4.. may be outside).
-        let max = if crate::mutants::active(138) {
-            fx.fold([active[0]; VECS], |f, a, b| f.b.ins().umax(a, b))
-        } else {
-            fx.fold(active, |f, a, b| f.b.ins().umax(a, b))
-        };
-        let or = fx.fold(active, |f, a, b| f.b.ins().bor(a, b));
-        let (_, w_span, w_host) = self.window;
-        // (An atomic's window spans the addresses whose word lies in the region: `try_atomic`.)
-        let base_inside = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, self.rel0, w_span);
-        let room = fx.b.ins().isub(w_span, self.rel0);
-        let max = fx.b.ins().uextend(I64, max);
-        let fits = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, max, room);
-        let base32 = fx.b.ins().ireduce(I32, self.base);
-        let low = fx.b.ins().bor(base32, or);
-        let low = fx.b.ins().band_imm_u(low, 3);
-        let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        // The empty window (host 0) admits no access.
-        let filled = fx.b.ins().icmp_imm_u(IntCC::NotEqual, w_host, 0);
-        [fits, aligned, filled].into_iter().fold(base_inside, |acc, x| fx.b.ins().band(acc, x))
-    }
-
-    /// Host address of offset 0: lane l's word is there plus its offset once the lanes are checked (no sum
-    /// wraps: see `check`).
-    fn host0(&self, fx: &mut Fx) -> Value {
-        fx.b.ins().iadd(self.window.2, self.rel0)
-    }
-
-    /// EXEC has at most one lane (none counts as lane 31, checked to no effect): is its word 4-aligned and
-    /// inside the window, by the interpreter's rule for the lane's address? Its offset is read from `offs`.
-    fn one_ok(&self, fx: &mut Fx, offs: cranelift_codegen::ir::StackSlot, exec: Value) -> Value {
-        let some = fx.b.ins().bor_imm_u(exec, 1 << 31);
-        let lane = fx.b.ins().ctz(some);
-        let off = self.load(fx, offs, lane);
-        let addr = if self.sp == Sp::Shared {
-            // (u[rs2] + imm + offset) mod 2^32.
-            let b32 = fx.b.ins().ireduce(I32, self.base);
-            let sum = fx.b.ins().iadd(b32, off);
-            fx.b.ins().uextend(I64, sum)
-        } else {
-            let off = fx.b.ins().uextend(I64, off);
-            fx.b.ins().iadd(self.base, off)
-        };
-        let low = fx.b.ins().band_imm_u(addr, 3);
-        let aligned = fx.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let (inside, _) = window_check(fx, self.window, addr);
-        fx.b.ins().band(aligned, inside)
-    }
 }
