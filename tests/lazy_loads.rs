@@ -1,4 +1,4 @@
-//! Registers a block writes before reading them stay in the wave state until a masked variant needs them
+//! Registers (vector and uniform) a block writes before reading them stay in the wave state until a masked variant needs them
 //! (`Fx::begin_block_lazy`), and a function whose lowering reads such a register anyway is built again loading
 //! every register (`CompiledKernel::rebuilt`). Planted bug 163 makes the analysis wrong on purpose (registers
 //! an instruction reads and writes, an fma's accumulator, count as written first): the second build must

@@ -75,6 +75,9 @@ pub struct Fx<'a> {
     /// Vector registers a block left unloaded because it writes them before reading them (`begin_block_lazy`):
     /// loaded only by the masked variant of the segment that first writes them.
     unloaded: Vec<bool>,
+    /// Uniform registers a block left unloaded because it writes them before reading them: never loaded (a
+    /// uniform write does not depend on EXEC, so no variant needs the old value).
+    unloaded_u: Vec<bool>,
     /// Leave registers written before read unloaded (`begin_block_lazy`); false when rebuilding a function
     /// whose lowering read one (`lazy_violated`).
     lazy_loads: bool,
@@ -169,6 +172,7 @@ impl<'a> Fx<'a> {
             offset_facts: vec![OffsetFacts::default(); VREGS],
             anchor_slot: None,
             unloaded: vec![false; VREGS],
+            unloaded_u: vec![false; UREGS],
             lazy_loads: true,
             lazy_violated: false,
             self_loop: None,

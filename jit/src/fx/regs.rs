@@ -56,6 +56,7 @@ impl Fx<'_> {
             if let Some(var) = self.uvars[r] {
                 let x = self.b.ins().load(I32, flags(), self.state, u_offset(r));
                 self.b.def_var(var, x);
+                self.unloaded_u[r] = false;
             }
         }
     }
@@ -68,17 +69,34 @@ impl Fx<'_> {
         self.forget_exec_lanes();
         self.forget_all_offset_facts();
         self.unloaded.fill(false);
+        self.unloaded_u.fill(false);
         self.load_regs(&regs.0, &regs.1);
     }
 
-    /// Starts a guest block like `begin_block`, except for the vector registers `skip`, which the block writes
-    /// before it reads them: they stay in the state until the masked variant of the segment writing them loads
+    /// Starts a guest block like `begin_block`, except for the registers `skip`, which the block writes before
+    /// it reads them. Vector ones stay in the state until the masked variant of the segment writing them loads
     /// them for its blend (`load_unloaded`), so the full-EXEC variant, which overwrites every lane, never loads
-    /// them (and never keeps their old values live, spilled, until the masked variant might use them).
-    pub fn begin_block_lazy(&mut self, regs: &BlockRegs, skip: &[usize]) {
-        let vs: Vec<usize> = regs.0.iter().copied().filter(|r| !skip.contains(r)).collect();
-        self.begin_block(&(vs, regs.1.clone()));
-        skip.iter().for_each(|&r| self.unloaded[r] = true);
+    /// them (and never keeps their old values live, spilled, until the masked variant might use them). Uniform
+    /// ones are never loaded: a load whose value nothing uses still costs an instruction (Cranelift keeps
+    /// loads from the state, which are not read-only).
+    pub fn begin_block_lazy(&mut self, regs: &BlockRegs, skip: &BlockRegs) {
+        let vs: Vec<usize> = regs.0.iter().copied().filter(|r| !skip.0.contains(r)).collect();
+        let us: Vec<usize> = regs.1.iter().copied().filter(|r| !skip.1.contains(r)).collect();
+        self.begin_block(&(vs, us));
+        skip.0.iter().for_each(|&r| self.unloaded[r] = true);
+        skip.1.iter().for_each(|&r| self.unloaded_u[r] = true);
+    }
+
+    /// A variant of a segment begins: the uniform registers `us` first written in it are unloaded again (the
+    /// other variant, emitted before, may have written them).
+    pub fn unload_u(&mut self, us: &[usize]) {
+        us.iter().for_each(|&r| self.unloaded_u[r] = true);
+    }
+
+    /// A variant of a segment has ended: every uniform register among `us` must have been written in it (else
+    /// the function is built again without unloaded registers).
+    pub fn check_written_u(&mut self, us: &[usize]) {
+        self.lazy_violated |= us.iter().any(|&r| self.unloaded_u[r]);
     }
 
     /// Loads the registers among `vs` left unloaded (at the start of a masked variant that writes them).
@@ -268,6 +286,7 @@ impl Fx<'_> {
     }
 
     pub fn u(&mut self, r: UReg) -> Value {
+        self.lazy_violated |= self.unloaded_u[r.idx()];
         let var = self.uvars[r.idx()].expect("kernel register scan covers every named register");
         self.b.use_var(var)
     }
@@ -275,6 +294,7 @@ impl Fx<'_> {
     pub fn set_u(&mut self, r: UReg, x: Value) {
         let var = self.uvars[r.idx()].expect("kernel register scan covers every named register");
         self.b.def_var(var, x);
+        self.unloaded_u[r.idx()] = false;
         self.dirty_u[r.idx()] = true;
     }
 

@@ -207,7 +207,7 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     // edge instead): `due[s]` are those first written in segment `s`.
     let looping = loops_to_itself(block);
     let lazy = fx.tier() == Tier::Opt && fx.lazy_loads() && !looping;
-    let due = if lazy { written_first(block, &segments) } else { vec![Vec::new(); segments.len()] };
+    let due = if lazy { written_first(block, &segments) } else { vec![(Vec::new(), Vec::new()); segments.len()] };
     if looping {
         fx.begin_block(&regs);
         let header = fx.b.create_block();
@@ -220,7 +220,9 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     } else {
         budget_check(fx, block);
         if lazy {
-            fx.begin_block_lazy(&regs, &due.iter().flatten().copied().collect::<Vec<_>>());
+            let vs = due.iter().flat_map(|d| d.0.iter().copied()).collect();
+            let us = due.iter().flat_map(|d| d.1.iter().copied()).collect();
+            fx.begin_block_lazy(&regs, &(vs, us));
         } else {
             fx.begin_block(&regs);
         }
@@ -239,27 +241,35 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     }
 }
 
-/// For each segment, the vector registers whose first use in the block is there and only writes them (the
-/// instruction does not also read them): the full-EXEC variant of that segment defines them before anything
-/// reads them.
-fn written_first(block: &Block, segments: &[std::ops::Range<usize>]) -> Vec<Vec<usize>> {
-    let mut seen = [false; VREGS];
+/// For each segment, the registers (vector, uniform) whose first use in the block is there and only writes
+/// them (the instruction does not also read them): the full-EXEC variant of that segment defines the vector
+/// ones before anything reads them, and both variants the uniform ones.
+fn written_first(block: &Block, segments: &[std::ops::Range<usize>]) -> Vec<BlockRegs> {
+    let (mut seen_v, mut seen_u) = ([false; VREGS], [false; UREGS]);
     segments
         .iter()
         .map(|range| {
-            let mut due = Vec::new();
+            let mut due = (Vec::new(), Vec::new());
             for op in &block.ops[range.clone()] {
                 let (reads, writes) = (op.insn.reads(), op.insn.writes());
                 // Mutant 163: registers the instruction also reads count as written first. The lowering then
                 // reads one its block left unloaded, and the function is built again loading every register:
                 // right answers, so a campaign must not catch it (tests/mutants.rs ABSORBED; tests/lazy_loads.rs).
-                let read_too = |r: usize| reads.vregs().any(|x| x.idx() == r) && !crate::mutants::active(163);
+                let absorbed = crate::mutants::active(163);
+                let v_read_too = |r: usize| reads.vregs().any(|x| x.idx() == r) && !absorbed;
                 for r in writes.vregs().map(|r| r.idx()) {
-                    if !seen[r] && !read_too(r) {
-                        due.push(r);
+                    if !seen_v[r] && !v_read_too(r) {
+                        due.0.push(r);
                     }
                 }
-                reads.vregs().chain(writes.vregs()).for_each(|r| seen[r.idx()] = true);
+                let u_read_too = |r: usize| reads.uregs().any(|x| x.idx() == r) && !absorbed;
+                for r in writes.uregs().map(|r| r.idx()) {
+                    if !seen_u[r] && !u_read_too(r) {
+                        due.1.push(r);
+                    }
+                }
+                reads.vregs().chain(writes.vregs()).for_each(|r| seen_v[r.idx()] = true);
+                reads.uregs().chain(writes.uregs()).for_each(|r| seen_u[r.idx()] = true);
             }
             due
         })
@@ -289,7 +299,7 @@ fn emit_segment(
     fx: &mut Fx,
     block: &Block,
     range: std::ops::Range<usize>,
-    (next, due): (Option<ir::Block>, &[usize]),
+    (next, due): (Option<ir::Block>, &BlockRegs),
     writes_lanes: bool,
     heads: &Heads,
 ) {
@@ -330,11 +340,13 @@ fn emit_segment(
         fx.set_dirty(entry_dirty.clone());
         fx.set_fcsr_plain(fcsr_plain);
         if !full_exec {
-            fx.load_unloaded(due);
+            fx.load_unloaded(&due.0);
         }
+        fx.unload_u(&due.1);
         emit_ops(fx, block, range.clone(), next, heads);
+        fx.check_written_u(&due.1);
         if full_exec {
-            fx.check_written(due);
+            fx.check_written(&due.0);
         }
         let (v, u) = fx.dirty();
         // Mutant 144: the next segment stores only what the last variant (the masked one) changed.
