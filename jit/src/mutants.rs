@@ -203,4 +203,5 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (168, "fx/next_wave.rs:advance_wave", "a wave started by compiled code reads the last wave's wave_id"),
     (169, "lower/mem/masked.rs:lower", "an inline masked access skips its lowest active lane"),
     (170, "lower/mem/masked.rs:lower", "an inline masked load writes every lane (inactive lanes get stack leftovers)"),
+    (171, "fx/regs.rs:v_from_state", "a register its block only reads is loaded at each use from its first 16 bytes for every slice"),
 ];

@@ -78,6 +78,9 @@ pub struct Fx<'a> {
     /// Uniform registers a block left unloaded because it writes them before reading them: never loaded (a
     /// uniform write does not depend on EXEC, so no variant needs the old value).
     unloaded_u: Vec<bool>,
+    /// Vector registers the block being emitted only reads (`set_in_state`): never loaded into variables, every
+    /// use loads them from the state, where they cannot change.
+    in_state: Vec<bool>,
     /// Leave registers written before read unloaded (`begin_block_lazy`); false when rebuilding a function
     /// whose lowering read one (`lazy_violated`).
     lazy_loads: bool,
@@ -173,6 +176,7 @@ impl<'a> Fx<'a> {
             anchor_slot: None,
             unloaded: vec![false; VREGS],
             unloaded_u: vec![false; UREGS],
+            in_state: vec![false; VREGS],
             lazy_loads: true,
             lazy_violated: false,
             self_loop: None,

@@ -43,6 +43,9 @@ impl Fx<'_> {
     /// Loads the cached registers among `vs`/`us` from the state into their variables.
     pub(super) fn load_regs(&mut self, vs: &[usize], us: &[usize]) {
         for &r in vs {
+            if self.in_state[r] {
+                continue;
+            }
             if let Some(vars) = self.vvars[r] {
                 for (k, var) in vars.iter().enumerate() {
                     let x = self.b.ins().load(I32X4, flags(), self.state, v_offset(r, k));
@@ -135,7 +138,7 @@ impl Fx<'_> {
 
     /// Marks `regs` as differing from the state (a loop carries them in variables across its back edge).
     pub fn mark_dirty(&mut self, regs: &BlockRegs) {
-        regs.0.iter().for_each(|&r| self.dirty_v[r] = true);
+        regs.0.iter().filter(|&&r| !self.in_state[r]).for_each(|&r| self.dirty_v[r] = true);
         regs.1.iter().for_each(|&r| self.dirty_u[r] = true);
     }
 
@@ -198,9 +201,30 @@ impl Fx<'_> {
     /// mul, div, fma, sqrt): its NaNs may still carry the host's payloads (`set_v_float`), which such a result
     /// cannot show once it is made canonical itself.
     pub fn v_float(&mut self, r: VReg) -> Vec32 {
+        if self.in_state[r.idx()] {
+            return self.v_from_state(r.idx());
+        }
         self.lazy_violated |= self.unloaded[r.idx()];
         let vars = self.vvars[r.idx()].expect("kernel register scan covers every named register");
         vars.map(|v| self.b.use_var(v))
+    }
+
+    /// The vector registers of the block about to begin that it only reads: they stay in the state, read from
+    /// there at each use (a load the host instruction using it can often take as its memory operand), instead
+    /// of being loaded where the block begins and kept live, and spilled, across it. Optimised code only (the
+    /// quick tier keeps its CLIF small).
+    pub fn set_in_state(&mut self, vs: &[usize]) {
+        self.in_state.fill(false);
+        vs.iter().for_each(|&r| self.in_state[r] = true);
+    }
+
+    /// A use of a register the block only reads: its slices loaded from the state here.
+    fn v_from_state(&mut self, r: usize) -> Vec32 {
+        std::array::from_fn(|k| {
+            // Mutant 171: every slice is loaded from the register's first 16 bytes.
+            let k = if crate::mutants::active(171) { 0 } else { k };
+            self.b.ins().load(I32X4, flags(), self.state, v_offset(r, k))
+        })
     }
 
     /// Writes f32 arithmetic results (I32X4 bits) whose NaNs are not canonical yet. In the full-EXEC variant
@@ -263,6 +287,9 @@ impl Fx<'_> {
 
     /// Writes every lane, ignoring EXEC.
     pub fn set_v_all(&mut self, r: VReg, x: Vec32) {
+        // The block was found to only read `r`: a lowering that writes it means the analysis is wrong, and the
+        // function is built again without registers left in the state.
+        self.lazy_violated |= self.in_state[r.idx()];
         self.raw_v[r.idx()] = false;
         let vars = self.vvars[r.idx()].expect("kernel register scan covers every named register");
         for k in 0..VECS {
