@@ -365,3 +365,38 @@ fn registers_written_before_read_are_not_cleared_and_stay_exact() {
     assert!(!v.contains(&9) && !v.contains(&10), "v9 and v10 are written before read: {v:?}");
     every_wave_stores(&src, 9, |i| if i % 32 % 2 == i / 64 % 2 { 2 * (i as u32 + 5) } else { 0 });
 }
+
+/// Written in this wave's half of the lanes, then read only by instructions that read active lanes alone (YAML
+/// `lanes: active`: a lane-mask compare, a reduction, a ballot): the other half's stale values cannot reach a
+/// result, so the register is not cleared between waves, and every engine stays exact.
+#[test]
+fn registers_read_only_in_active_lanes_are_not_cleared_and_stay_exact() {
+    let src = format!(
+        "{PROLOGUE}{ALTERNATE_LANES}
+    v.add.k v9, v3, 5
+    u.mov.k u23, 40
+    cmp.lt.u32.vu u22, v9, u23
+    xred.add.u32 u24, v9
+    ballot u25, v9
+    u.popc u22, u22
+    u.add u24, u24, u22
+    u.popc u25, u25
+    u.add u24, u24, u25
+    v.mov.u v10, u24
+    st.b32 v10, v4, u6, 0
+    end
+"
+    );
+    let kernel = Kernel::from_asm("clear.s", &src).unwrap_or_else(|e| panic!("{e}"));
+    let (v, _) = kernel.registers_to_clear();
+    assert!(!v.contains(&9), "v9 is read only in active lanes: {v:?}");
+    let active = |i: usize| i % 32 % 2 == i / 64 % 2;
+    every_wave_stores(&src, 9, |i| {
+        if !active(i) {
+            return 0;
+        }
+        let lanes: Vec<u32> = (i / 32 * 32..i / 32 * 32 + 32).filter(|&j| active(j)).map(|j| j as u32 + 5).collect();
+        let sum = lanes.iter().fold(0u32, |s, &x| s.wrapping_add(x));
+        sum + lanes.iter().filter(|&&x| x < 40).count() as u32 + lanes.len() as u32
+    });
+}

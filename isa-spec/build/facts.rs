@@ -57,8 +57,8 @@ pub struct Facts {
     pub fcsr: Vec<(bool, bool, Option<When>)>,
     pub flow: Flow,
     /// EXEC: masks the instruction's lanes, read as a value (`re`), written (`we`), written only as a subset of
-    /// its old value (YAML `exec: shrinks`).
-    pub exec: [bool; 4],
+    /// its old value (YAML `exec: shrinks`), reads vector sources only in active lanes (YAML `lanes: active`).
+    pub exec: [bool; 5],
     pub access: Option<Access>,
     /// The counters raised instead of the latency's own under a condition (YAML `latency: counter:vm
     /// ls[sp=shared]`): (counter name, condition).
@@ -493,6 +493,7 @@ pub fn resolve_facts(
         }
         (false, None) => false,
     };
+    let active_reads = active_reads(at, def, &has)?;
     let mut counter_terms = Vec::new();
     for (word, cond) in terms(def.latency.split_once(' ').map(|(_, rest)| rest)) {
         let cond = cond.ok_or(format!("{at}: latency term `{word}` has no [operand=value] condition"))?;
@@ -511,9 +512,33 @@ pub fn resolve_facts(
             "{at}: the en text raises another counter `instead if ...`; the latency has no term for it"
         ));
     }
-    let facts = Facts { regs, fmode, fcsr, flow, exec: [masked, has("re"), has("we"), shrinks], access, counter_terms };
+    let facts = Facts {
+        regs,
+        fmode,
+        fcsr,
+        flow,
+        exec: [masked, has("re"), has("we"), shrinks, active_reads],
+        access,
+        counter_terms,
+    };
     check_against_flags(at, def, &facts, ops, kinds, &has)?;
     Ok(facts)
+}
+
+/// YAML `lanes: active`: only on an instruction that reads EXEC (flag `re`) and is not EXEC-masked already,
+/// whose `en` text says the lanes it reads are the active ones ("active lane", "in EXEC").
+fn active_reads(at: &str, def: &InsnDef, has: &dyn Fn(&str) -> bool) -> Result<bool, String> {
+    match def.lanes.as_deref() {
+        None => Ok(false),
+        Some("active") if !has("re") => {
+            Err(format!("{at}: `lanes: active` but the instruction does not read EXEC (no flag re)"))
+        }
+        Some("active") if !(def.en.contains("active") || def.en.contains("in EXEC")) => {
+            Err(format!("{at}: `lanes: active` but the en text does not say which lanes are read (active, in EXEC)"))
+        }
+        Some("active") => Ok(true),
+        Some(x) => Err(format!("{at}: `lanes: {x}` is not `active`")),
+    }
 }
 
 /// Each stated fact must agree with the flags, which were written independently (seed 000's by the user).

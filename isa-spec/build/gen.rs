@@ -354,7 +354,7 @@ fn fact_fields(i: &Insn) -> String {
     format!(
         "regs_text: {:?}, float_modes: FloatModes({any_mode}), fmode: &[{}], fmode_text: {:?}, \
         fcsr: FcsrUse {{ reads: {fr}, writes: {fw} }}, fcsr_terms: &[{}], fcsr_text: {:?}, \
-        exec: ExecUse {{ masked: {}, reads: {}, writes: {}, shrinks: {} }}, flow: Flow::{:?}, access: {access}, access_text: {:?}, image: {image}, \
+        exec: ExecUse {{ masked: {}, reads: {}, writes: {}, shrinks: {}, active_reads: {} }}, flow: Flow::{:?}, access: {access}, access_text: {:?}, image: {image}, \
         counter_terms: &[{}]",
         i.def.regs.clone().unwrap_or_default(),
         fmode.join(", "),
@@ -365,6 +365,7 @@ fn fact_fields(i: &Insn) -> String {
         f.exec[1],
         f.exec[2],
         f.exec[3],
+        f.exec[4],
         f.flow,
         i.def.access.clone().unwrap_or_default(),
         counters.join(", "),

@@ -138,6 +138,10 @@ pub struct InsnDef {
     /// How an EXEC writer writes it: `shrinks` (always a subset of the old EXEC) or `sets`.
     #[serde(default)]
     pub exec: Option<String>,
+    /// `active`: an instruction that reads EXEC and its vector sources only in the lanes EXEC enables (a
+    /// reduction, a ballot, a compare writing a lane mask): an inactive lane's value never reaches its result.
+    #[serde(default)]
+    pub lanes: Option<String>,
 }
 
 /// A kind's default may be written as a name (`dyn`) or a number (`0`).

@@ -143,7 +143,11 @@ fn facts_cell(i: &InsnInfo) -> String {
     }
     let e = i.exec;
     let exec: Vec<&str> =
-        [(e.masked, "mask"), (e.reads, "read"), (e.writes, "write")].iter().filter(|x| x.0).map(|x| x.1).collect();
+        [(e.masked, "mask"), (e.reads, "read"), (e.writes, "write"), (e.active_reads, "active lanes only")]
+            .iter()
+            .filter(|x| x.0)
+            .map(|x| x.1)
+            .collect();
     if !exec.is_empty() {
         parts.push(format!("EXEC {}", exec.join("+")));
     }

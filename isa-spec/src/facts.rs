@@ -146,6 +146,9 @@ pub struct ExecUse {
     pub writes: bool,
     /// Writes EXEC only as a subset of its old value (YAML `exec: shrinks`): lanes can leave, never join.
     pub shrinks: bool,
+    /// Reads its vector sources only in the lanes EXEC enables (YAML `lanes: active`: reductions, ballots,
+    /// compares writing a lane mask): an inactive lane's value never reaches the result.
+    pub active_reads: bool,
 }
 
 impl ExecUse {

@@ -36,7 +36,7 @@ operand_kinds:
   flag: {class: flag, bits: 1, default: 0, doc: f}
   sp:   {class: enum, bits: 3, default: global, doc: sp, values: {global: 0, shared: 1},
          props: {base_regs: {global: 2, shared: 1}}}
-flags: {ur: u, ld: l, st: s, fm: f, br: b, sy: y, tr: t, we: w}
+flags: {ur: u, ld: l, st: s, fm: f, br: b, sy: y, tr: t, we: w, re: r}
 counters: [vm]
 float_modes: {frm: {mask: 7, doc: r}}
 "#;
@@ -172,6 +172,17 @@ fn an_exec_writer_must_say_how_it_writes_exec() {
     refused(r#"flags: """#, r#"exec: grows, flags: "we""#, "`exec: grows`");
     refused(r#"flags: """#, r#"exec: shrinks, flags: """#, "does not write EXEC");
     assert!(load(&ADD.replace(r#"flags: """#, r#"exec: shrinks, flags: "we""#)).is_ok());
+}
+
+#[test]
+fn lanes_active_needs_an_exec_read_and_words_that_say_so() {
+    refused(r#"flags: """#, r#"lanes: active, flags: """#, "does not read EXEC");
+    refused(r#"flags: """#, r#"lanes: active, flags: "re""#, "does not say which lanes");
+    refused(r#"flags: """#, r#"lanes: all, flags: "re""#, "`lanes: all`");
+    let said = ADD
+        .replace(r#"flags: """#, r#"lanes: active, flags: "re""#)
+        .replace("d = s1 + s2", "d = s1 + s2 in active lanes");
+    assert!(load(&said).is_ok());
 }
 
 /// The real spec's `images:` section with `from` replaced by `to`, loaded in a one-entry group.

@@ -215,6 +215,23 @@ fn exec_writers_that_only_shrink() {
     }
 }
 
+/// Which instructions read their vector sources only in active lanes (`lanes: active`), from each `en` text.
+#[test]
+fn instructions_that_read_only_active_lanes() {
+    for (src, active) in [
+        ("xred.add.u32 u1, v2", true),      // over active lanes
+        ("xscan.add.u32 v1, v2", true),     // over active j <= lane
+        ("ballot u1, v2", true),            // lanes in EXEC
+        ("vote.eq u1, v2", true),           // equal in all active lanes
+        ("cmp.lt.u32.vu u1, v2, u3", true), // bit i: lane i in EXEC and ...
+        ("readfirst u1, v2", false),        // lane 0 when EXEC = 0
+        ("shfl.idx v1, v2, v3", false),     // any source lane
+        ("v.add v1, v2, v3", false),        // masked lane-wise: no need to say
+    ] {
+        assert_eq!(asm(src).exec().active_reads, active, "`{src}`");
+    }
+}
+
 #[test]
 fn control_flow_kinds() {
     for (src, want) in [

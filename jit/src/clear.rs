@@ -109,7 +109,8 @@ fn lane_unsafe_reads(blocks: &[Block]) -> RegSet {
     let mut s = RegSet::new();
     for o in blocks.iter().flat_map(|b| &b.ops) {
         let info = o.insn.id().info();
-        let lane_wise = info.exec.masked && !info.has(flag::XL) && !info.has(flag::WQM);
+        // (A reduction, ballot or lane-mask compare reads only active lanes: YAML `lanes: active`.)
+        let lane_wise = info.exec.masked && !info.has(flag::XL) && !info.has(flag::WQM) || info.exec.active_reads;
         if !lane_wise {
             o.insn.reads().vregs().for_each(|r| s.insert(RegFile::V, r.idx()));
         }
