@@ -46,7 +46,9 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     fx.note_lowering(site.pc, crate::abi::Lowering::Native);
     let slot = fx.window_slot(site.pc);
     debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled atomic has a window slot");
-    let [offs, data, olds] = [(); 3].map(|_| lane_slot(fx));
+    // rd holds the data and receives the old values: one slot serves both, so after the loop it holds the old
+    // value in every active lane and rd's own in the others, and is rd's new value without an EXEC blend.
+    let [offs, data] = [(); 2].map(|_| lane_slot(fx));
     spill(fx, a.at.rs1, offs);
     spill(fx, a.at.rd, data);
     let exec = fx.exec_val();
@@ -78,13 +80,14 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
         fx.b.ins().atomic_rmw(I32, MemFlagsData::new().with_notrap().with_aligned(), op, host, d)
     };
     // Mutant 139: rd receives the data it sent, not the word's old value.
-    let old = if crate::mutants::active(139) { d } else { old };
-    let at = lanes.at(fx, olds, lane);
-    fx.b.ins().store(MemFlagsData::new().with_notrap(), old, at, 0);
+    if !crate::mutants::active(139) {
+        let at = lanes.at(fx, data, lane);
+        fx.b.ins().store(MemFlagsData::new().with_notrap(), old, at, 0);
+    }
     fx.b.ins().jump(apply, &[rest.into()]);
     fx.b.switch_to_block(done);
-    let v = unspill(fx, olds);
-    fx.set_v(a.at.rd, v);
+    let v = unspill(fx, data);
+    fx.set_v_all(a.at.rd, v);
     fx.b.ins().jump(join, &[]);
     fx.runtime_arm((slow, join), entry, (site.pc, site.index), (vec![a.at.rd.idx()], Vec::new()));
     Lowered::Native
