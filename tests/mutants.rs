@@ -18,6 +18,14 @@ use std::time::Instant;
 const GEN: GenConfig = GenConfig { max_len: 10, states: 2, group_pct: 10 };
 /// A mutant counts as missed if none of this many programs diverges.
 const PROGRAMS: u64 = 2_000;
+/// Mutants given a longer campaign than `PROGRAMS`, the budget, and why.
+const LONGER_CAMPAIGN: &[(u32, u64, &str)] = &[(
+    144,
+    10_000,
+    "needs a block whose full-EXEC and masked variants leave different registers changed, after an EXEC write, \
+       taken with a full EXEC: since one-register accesses under a partial EXEC run inline (lower/mem/masked.rs) \
+       only 8- and 16-byte and image accesses still differ; the campaign's first such finding is program 7,797",
+)];
 /// Campaign seed of mutant `id`: `SEED_BASE + id`.
 const SEED_BASE: u64 = 0x0bad_0000;
 /// Planted bugs the short campaign is known not to catch, and why. Every other one must be caught (memory and
@@ -106,7 +114,7 @@ fn run(id: u32, site: &'static str, what: &'static str) -> Row {
     mutants::set(Some(id)).expect("the test suite builds the planted bugs");
     let opts = Options {
         seed: SEED_BASE + id as u64,
-        count: Some(PROGRAMS),
+        count: Some(LONGER_CAMPAIGN.iter().find(|l| l.0 == id).map_or(PROGRAMS, |l| l.1)),
         gen: GEN,
         stop_after: Some(1),
         max_shrinks: 1,
