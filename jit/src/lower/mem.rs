@@ -184,7 +184,7 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
 /// All 32 lanes at once: eight 16-byte host accesses at `host`.
 fn contiguous_access(fx: &mut Fx, a: &Access, host: Value) {
     // Checked: no trap; 4-byte alignment only, so no `aligned` flag.
-    let guest = MemFlagsData::new().with_notrap();
+    let guest = checked_flags();
     if a.is_store() {
         let data = fx.v(a.rd);
         for (k, x) in data.iter().enumerate() {
@@ -219,6 +219,12 @@ fn inline_check(fx: &mut Fx, a: &Access, slot: u32, (contiguous, off0): (Value, 
     // Mutant 109: the host address leaves out the immediate (the check included it).
     let rel = if crate::mutants::active(109) { fx.b.ins().iadd_imm_s(rel, -(a.imm as i64)) } else { rel };
     (ok, fx.b.ins().iadd(w_host, rel))
+}
+
+/// Flags of a guest access an inline check has admitted (inside the window, aligned): it never traps. No
+/// `aligned` flag: the guest's alignment is the access size, not the host vector's.
+pub fn checked_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
 }
 
 /// The cached window of `slot`: (guest lo, span, host address of lo).

@@ -6,11 +6,11 @@
 //! runtime, whose interpreter reports any fault. 8- and 16-byte lanes, and 32-bit accesses whose 4-lane slices
 //! are contiguous, go a slice at a time (`slices.rs`).
 
-use super::{base_plus_imm, offsets, window_check, window_fields};
+use super::{base_plus_imm, checked_flags, offsets, window_check, window_fields};
 use crate::abi::CONTIGUOUS_BYTES;
 use crate::access::{Access, Dir};
 use crate::fx::{Fx, VECS};
-use cranelift_codegen::ir::{condcodes::IntCC, types::*, Block, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{condcodes::IntCC, types::*, Block, InstBuilder, Value};
 use lanejit_isa::LANES;
 
 /// Does this function lower `a` here? Optimised code and a full EXEC: the code is unrolled over the lanes (a
@@ -135,11 +135,6 @@ fn lane_host(fx: &mut Fx, off: &[Value; VECS], host0: Value, l: usize) -> Value 
     fx.b.ins().iadd(host0, o)
 }
 
-/// Checked above: inside the window, aligned to the access size; never traps.
-fn guest_flags() -> MemFlagsData {
-    MemFlagsData::new().with_notrap()
-}
-
 fn gather(fx: &mut Fx, a: &Access, hosts: &[Value], signed: bool) {
     let words: Vec<Value> = hosts.iter().map(|&h| read(fx, h, a.bytes, signed)).collect();
     let v = std::array::from_fn(|k| {
@@ -153,7 +148,7 @@ fn gather(fx: &mut Fx, a: &Access, hosts: &[Value], signed: bool) {
 }
 
 fn read(fx: &mut Fx, host: Value, bytes: u32, signed: bool) -> Value {
-    let f = guest_flags();
+    let f = checked_flags();
     let ins = fx.b.ins();
     match (bytes, signed) {
         (1, false) => ins.uload8(I32, f, host, 0),
@@ -170,7 +165,7 @@ fn scatter(fx: &mut Fx, a: &Access, hosts: &[Value]) {
     let order: Vec<usize> = if crate::mutants::active(141) { (0..LANES).rev().collect() } else { (0..LANES).collect() };
     for l in order {
         let x = fx.b.ins().extractlane(data[l / 4], (l % 4) as u8);
-        let f = guest_flags();
+        let f = checked_flags();
         match a.bytes {
             1 => fx.b.ins().istore8(f, x, hosts[l], 0),
             2 => fx.b.ins().istore16(f, x, hosts[l], 0),

@@ -9,21 +9,16 @@
 
 use super::super::{Lowered, Site};
 use super::lanes::{lane_slot, next_lane, spill, unspill, Lanes};
-use super::{base_plus_imm, window_fields, writes};
+use super::{base_plus_imm, checked_flags, window_fields, writes};
 use crate::abi::CONTIGUOUS_BYTES;
 use crate::access::{Access, Dir};
 use crate::fx::Fx;
-use cranelift_codegen::ir::{types::*, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{types::*, InstBuilder, Value};
 
 /// Does the masked path lower `a`? Optimised code's masked variant (the full-EXEC one takes the contiguous and
 /// scattered paths), one register per lane.
 pub fn supports(fx: &Fx, a: &Access) -> bool {
     fx.tier() == crate::abi::Tier::Opt && !fx.full_exec() && a.regs() == 1 && a.bytes <= 4
-}
-
-/// Checked by the caller: inside the window and aligned; never traps.
-fn guest_flags() -> MemFlagsData {
-    MemFlagsData::new().with_notrap()
 }
 
 /// Emits the lane loop with the runtime as its cold fallback.
@@ -65,7 +60,7 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Access) -> Lowered {
         Dir::Load { signed } => {
             let x = load_lane(fx, a.bytes, signed, host);
             let at = lanes.at(fx, data, lane);
-            fx.b.ins().store(guest_flags(), x, at, 0);
+            fx.b.ins().store(checked_flags(), x, at, 0);
         }
         Dir::Store => {
             let x = lanes.load(fx, data, lane);
@@ -92,11 +87,11 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Access) -> Lowered {
 fn load_lane(fx: &mut Fx, bytes: u32, signed: bool, host: Value) -> Value {
     let ins = fx.b.ins();
     match (bytes, signed) {
-        (1, false) => ins.uload8(I32, guest_flags(), host, 0),
-        (1, true) => ins.sload8(I32, guest_flags(), host, 0),
-        (2, false) => ins.uload16(I32, guest_flags(), host, 0),
-        (2, true) => ins.sload16(I32, guest_flags(), host, 0),
-        _ => ins.load(I32, guest_flags(), host, 0),
+        (1, false) => ins.uload8(I32, checked_flags(), host, 0),
+        (1, true) => ins.sload8(I32, checked_flags(), host, 0),
+        (2, false) => ins.uload16(I32, checked_flags(), host, 0),
+        (2, true) => ins.sload16(I32, checked_flags(), host, 0),
+        _ => ins.load(I32, checked_flags(), host, 0),
     }
 }
 
@@ -104,8 +99,8 @@ fn load_lane(fx: &mut Fx, bytes: u32, signed: bool, host: Value) -> Value {
 fn store_lane(fx: &mut Fx, bytes: u32, x: Value, host: Value) {
     let ins = fx.b.ins();
     match bytes {
-        1 => ins.istore8(guest_flags(), x, host, 0),
-        2 => ins.istore16(guest_flags(), x, host, 0),
-        _ => ins.store(guest_flags(), x, host, 0),
+        1 => ins.istore8(checked_flags(), x, host, 0),
+        2 => ins.istore16(checked_flags(), x, host, 0),
+        _ => ins.store(checked_flags(), x, host, 0),
     };
 }

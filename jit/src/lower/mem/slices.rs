@@ -12,6 +12,7 @@
 //! `CONTIGUOUS_BYTES` (128) bytes from it lie in the region. Stores go slice after slice, lanes ascending, and
 //! write only the access's bytes, so the highest lane wins an overlap as in the interpreter.
 
+use super::checked_flags;
 use crate::abi::CONTIGUOUS_BYTES;
 use crate::access::Access;
 use crate::fx::{Fx, Vec32, VECS};
@@ -22,11 +23,6 @@ use lanejit_isa::LANES;
 const PER: usize = 4;
 
 const _: () = assert!(PER * VECS == LANES && CONTIGUOUS_BYTES >= 16);
-
-/// Checked by the caller: inside the window, aligned; never traps.
-fn guest_flags() -> MemFlagsData {
-    MemFlagsData::new().with_notrap()
-}
 
 /// 4×4 transpose of 32-bit words: out[k] lane i = x[i] lane k. Its own inverse.
 fn transpose(fx: &mut Fx, x: [Value; PER]) -> [Value; PER] {
@@ -51,7 +47,8 @@ pub fn wide_load(fx: &mut Fx, a: &Access, hosts: &[Value]) {
     let n = a.regs();
     let mut regs: Vec<Vec32> = vec![[fx.const_vec([0; 4]); VECS]; n];
     for j in 0..VECS {
-        let lanes: [Value; PER] = std::array::from_fn(|i| fx.b.ins().load(I32X4, guest_flags(), hosts[PER * j + i], 0));
+        let lanes: [Value; PER] =
+            std::array::from_fn(|i| fx.b.ins().load(I32X4, checked_flags(), hosts[PER * j + i], 0));
         let words = transpose(fx, lanes);
         for (k, reg) in regs.iter_mut().enumerate() {
             reg[j] = words[k];
@@ -79,11 +76,11 @@ pub fn wide_store(fx: &mut Fx, a: &Access, hosts: &[Value]) {
             let host = hosts[PER * j + i];
             // Mutant 147: an 8-byte lane stores 16 bytes (the next 8 bytes are overwritten with zeros).
             if n == PER || crate::mutants::active(147) {
-                fx.b.ins().store(guest_flags(), lane, host, 0);
+                fx.b.ins().store(checked_flags(), lane, host, 0);
             } else {
                 let q = fx.b.ins().bitcast(I64X2, MemFlagsData::new(), lane);
                 let low = fx.b.ins().extractlane(q, 0);
-                fx.b.ins().store(guest_flags(), low, host, 0);
+                fx.b.ins().store(checked_flags(), low, host, 0);
             }
         }
     }
@@ -126,10 +123,10 @@ pub fn slice_access(fx: &mut Fx, a: &Access, starts: &[Value]) {
     if a.is_store() {
         let data = fx.v(a.rd);
         for (j, x) in data.into_iter().enumerate() {
-            fx.b.ins().store(guest_flags(), x, starts[j], 0);
+            fx.b.ins().store(checked_flags(), x, starts[j], 0);
         }
     } else {
-        let v = std::array::from_fn(|j| fx.b.ins().load(I32X4, guest_flags(), starts[j], 0));
+        let v = std::array::from_fn(|j| fx.b.ins().load(I32X4, checked_flags(), starts[j], 0));
         fx.set_v(a.rd, v);
     }
 }
@@ -140,7 +137,7 @@ pub fn uniform_wide_load(fx: &mut Fx, a: &Access, starts: &[Value]) {
     let n = a.regs();
     let mut regs: Vec<Vec32> = vec![[fx.const_vec([0; 4]); VECS]; n];
     for (j, &start) in starts.iter().enumerate() {
-        let x = fx.b.ins().load(I32X4, guest_flags(), start, 0);
+        let x = fx.b.ins().load(I32X4, checked_flags(), start, 0);
         for (k, reg) in regs.iter_mut().enumerate() {
             reg[j] = fx.shuffle32(x, x, [k; PER]);
         }
