@@ -204,4 +204,5 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (169, "lower/mem/masked.rs:lower", "an inline masked access skips its lowest active lane"),
     (170, "lower/mem/masked.rs:lower", "an inline masked load writes every lane (inactive lanes get stack leftovers)"),
     (171, "fx/regs.rs:v_from_state", "a register its block only reads is loaded at each use from its first 16 bytes for every slice"),
+    (172, "lower/mem/atomic.rs:lower_unrolled", "a full-EXEC inline atomic applies its lanes descending (old values in their own lanes)"),
 ];

@@ -8,15 +8,19 @@
 //! one atomic costs a few dozen instructions of code whatever the lane count.
 //! Compare-and-swap, inc/dec with wrap and float add have no single host instruction: the runtime does them.
 //! Shared memory needs no host atomic at all (one worker thread runs a whole workgroup): a load and a store.
+//! Under a full EXEC (the block's full variant) the 32 lanes are unrolled instead: each lane's offset and data
+//! come straight from the registers' vectors and the old values go straight into rd's, with no stack slots and
+//! no loop; the loop's bookkeeping cost three times the access itself in a 32-lane shared-memory histogram.
 
 use super::super::{Lowered, Site};
+use super::gather::{lane_host, vec_of_words};
 use super::lanes::{lane_slot, next_lane, spill, unspill, Lanes};
 use super::{base_plus_imm, window_fields};
 use crate::access::Atomic;
 use crate::fx::Fx;
 use cranelift_codegen::ir::{types::*, AtomicRmwOp, InstBuilder, MemFlagsData, Value};
 use lanejit_interp::mem::AtomOp;
-use lanejit_isa::Sp;
+use lanejit_isa::{Sp, LANES};
 
 /// The host read-modify-write of `op`, if it has one.
 fn host_op(op: AtomOp) -> Option<AtomicRmwOp> {
@@ -44,6 +48,9 @@ pub fn inline_ok(fx: &Fx, a: &Atomic) -> bool {
 /// Emits the inline atomic with the runtime as its cold fallback.
 pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     fx.note_lowering(site.pc, crate::abi::Lowering::Native);
+    if fx.full_exec() {
+        return lower_unrolled(fx, site, a);
+    }
     let slot = fx.window_slot(site.pc);
     debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled atomic has a window slot");
     // rd holds the data and receives the old values: one slot serves both, so after the loop it holds the old
@@ -73,12 +80,7 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     fx.b.switch_to_block(one);
     let host = lanes.host(fx, host0, offs, lane);
     let d = lanes.load(fx, data, lane);
-    let op = host_op(a.op).expect("inline_ok checked the operation");
-    let old = if a.at.sp == Sp::Shared {
-        plain_rmw(fx, op, host, d)
-    } else {
-        fx.b.ins().atomic_rmw(I32, MemFlagsData::new().with_notrap().with_aligned(), op, host, d)
-    };
+    let old = rmw(fx, a, host, d);
     // Mutant 139: rd receives the data it sent, not the word's old value.
     if !crate::mutants::active(139) {
         let at = lanes.at(fx, data, lane);
@@ -91,6 +93,49 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     fx.b.ins().jump(join, &[]);
     fx.runtime_arm((slow, join), entry, (site.pc, site.index), (vec![a.at.rd.idx()], Vec::new()));
     Lowered::Native
+}
+
+/// Every lane active: the vector check, then the 32 lanes in order, unrolled.
+fn lower_unrolled(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
+    let slot = fx.window_slot(site.pc);
+    debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled atomic has a window slot");
+    let window = window_fields(fx, slot);
+    let base = base_plus_imm(fx, &a.at);
+    let lanes = Lanes::new(fx, base, window, a.at.sp, 4);
+    let host0 = lanes.host0(fx);
+    let entry = fx.dirty();
+    let [apply, slow, join] = [(); 3].map(|_| fx.b.create_block());
+    fx.b.set_cold_block(slow);
+    let ok = lanes.check(fx, a.at.rs1);
+    fx.b.ins().brif(ok, apply, &[], slow, &[]);
+    fx.b.switch_to_block(apply);
+    let (offs, data) = (fx.v(a.at.rs1), fx.v(a.at.rd));
+    // Mutant 172: the unrolled lanes go descending (each old value still lands in its own lane).
+    let order: Vec<usize> = if crate::mutants::active(172) { (0..LANES).rev().collect() } else { (0..LANES).collect() };
+    let mut olds = vec![data[0]; LANES];
+    for l in order {
+        let host = lane_host(fx, &offs, host0, l);
+        let d = fx.b.ins().extractlane(data[l / 4], (l % 4) as u8);
+        olds[l] = rmw(fx, a, host, d);
+    }
+    // Mutant 139: rd receives the data it sent, not the words' old values.
+    if !crate::mutants::active(139) {
+        let v = vec_of_words(fx, &olds);
+        fx.set_v_all(a.at.rd, v);
+    }
+    fx.b.ins().jump(join, &[]);
+    fx.runtime_arm((slow, join), entry, (site.pc, site.index), (vec![a.at.rd.idx()], Vec::new()));
+    Lowered::Native
+}
+
+/// One lane's read-modify-write at `host` with data `d`; returns the word's old value.
+fn rmw(fx: &mut Fx, a: &Atomic, host: Value, d: Value) -> Value {
+    let op = host_op(a.op).expect("inline_ok checked the operation");
+    if a.at.sp == Sp::Shared {
+        plain_rmw(fx, op, host, d)
+    } else {
+        fx.b.ins().atomic_rmw(I32, MemFlagsData::new().with_notrap().with_aligned(), op, host, d)
+    }
 }
 
 /// A read-modify-write without a host atomic: a workgroup's shared memory is only ever touched by the one

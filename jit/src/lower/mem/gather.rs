@@ -129,7 +129,7 @@ fn lanes_ok(fx: &mut Fx, a: &Access, f: &LaneFacts, start: Value, rel0: Value, l
 }
 
 /// Host address of lane `l`'s access.
-fn lane_host(fx: &mut Fx, off: &[Value; VECS], host0: Value, l: usize) -> Value {
+pub(super) fn lane_host(fx: &mut Fx, off: &[Value; VECS], host0: Value, l: usize) -> Value {
     let o = fx.b.ins().extractlane(off[l / 4], (l % 4) as u8);
     let o = fx.b.ins().uextend(I64, o);
     fx.b.ins().iadd(host0, o)
@@ -137,14 +137,19 @@ fn lane_host(fx: &mut Fx, off: &[Value; VECS], host0: Value, l: usize) -> Value 
 
 fn gather(fx: &mut Fx, a: &Access, hosts: &[Value], signed: bool) {
     let words: Vec<Value> = hosts.iter().map(|&h| read(fx, h, a.bytes, signed)).collect();
-    let v = std::array::from_fn(|k| {
+    let v = vec_of_words(fx, &words);
+    fx.set_v(a.rd, v);
+}
+
+/// The register whose lane l is `words[l]` (32-bit scalars).
+pub(super) fn vec_of_words(fx: &mut Fx, words: &[Value]) -> [Value; VECS] {
+    std::array::from_fn(|k| {
         let mut x = fx.const_vec([0; 4]);
         for i in 0..4 {
             x = fx.b.ins().insertlane(x, words[4 * k + i], i as u8);
         }
         x
-    });
-    fx.set_v(a.rd, v);
+    })
 }
 
 fn read(fx: &mut Fx, host: Value, bytes: u32, signed: bool) -> Value {
