@@ -196,6 +196,15 @@ fn only_read(block: &Block, vs: &[usize]) -> Vec<usize> {
     vs.iter().copied().filter(|&r| !written[r] && reads[r] <= MAX_STATE_READS).collect()
 }
 
+/// The vector registers among `vs` (the block's) that some instruction of the block writes.
+fn written_vregs(block: &Block, vs: &[usize]) -> Vec<usize> {
+    let mut written = [false; VREGS];
+    for op in &block.ops {
+        op.insn.writes().vregs().for_each(|r| written[r.idx()] = true);
+    }
+    vs.iter().copied().filter(|&r| written[r]).collect()
+}
+
 /// A register read by more instructions of a block is loaded once where the block begins: each use from the
 /// state is 8 loads, which Cranelift never merges (matmul's operands, read by 4+ fmas each, were +8% host
 /// instructions with no limit; callgrind Ir at 2: wave_scan -5.7%, scan -4.3%, ballot_count -3.8%, saxpy -3%).
@@ -224,7 +233,8 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     // edge instead): `due[s]` are those first written in segment `s`.
     let looping = loops_to_itself(block);
     let optimised = fx.tier() == Tier::Opt && fx.lazy_loads();
-    fx.set_in_state(&if optimised { only_read(block, &regs.0) } else { Vec::new() });
+    // A single-block loop loads its registers before the loop header instead: once per entry, not per trip.
+    fx.set_in_state(&if optimised && !looping { only_read(block, &regs.0) } else { Vec::new() });
     let lazy = optimised && !looping;
     let due = if lazy { written_first(block, &segments) } else { vec![(Vec::new(), Vec::new()); segments.len()] };
     if looping {
@@ -233,8 +243,9 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
         fx.b.ins().jump(header, &[]);
         fx.b.switch_to_block(header);
         fx.set_self_loop(Some((block.start, header)));
-        // After one iteration the variables differ from the state: every exit stores them.
-        fx.mark_dirty(&regs);
+        // After one iteration the variables of the registers it writes differ from the state: every exit stores
+        // them. (A vector register it only reads still equals its state copy.)
+        fx.mark_dirty(&(written_vregs(block, &regs.0), regs.1.clone()));
         budget_check(fx, block);
     } else {
         budget_check(fx, block);
