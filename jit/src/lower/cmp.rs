@@ -12,7 +12,7 @@ use super::Lowered;
 use crate::fx::{Fx, Vec32};
 use crate::mutants::active;
 use cranelift_codegen::ir::{
-    condcodes::{FloatCC, IntCC},
+    condcodes::{CondCode, FloatCC, IntCC},
     types::*,
     InstBuilder, MemFlagsData, Value,
 };
@@ -121,27 +121,44 @@ pub fn lower(fx: &mut Fx, i: &CmpInsn) -> Lowered {
     }
 }
 
-/// U[rd] = the lanes in EXEC where the -1/0 masks `m` are set.
-fn set_mask(fx: &mut Fx, rd: UReg, m: Vec32) -> Lowered {
+/// U[rd] = the lanes in EXEC where the -1/0 masks `m` are set (clear, when `inverted`).
+fn set_mask(fx: &mut Fx, rd: UReg, m: Vec32, inverted: bool) -> Lowered {
     let bits = fx.sign_bits(m);
+    let bits = if inverted { fx.b.ins().bnot(bits) } else { bits };
     // Mutant 27: the mask is not ANDed with EXEC, so inactive lanes report their compare.
     let bits = if active(27) { bits } else { fx.and_exec(bits) };
     fx.set_u(rd, bits);
     Lowered::Native
 }
 
+/// The condition to compare lanes with, and whether the lane mask it gives must be complemented. x86 has one
+/// instruction for eq and signed gt/lt, two for unsigned le/ge (min or max, then eq), and no other: ne, signed
+/// le/ge and unsigned lt/gt each cost a vector NOT (and an all-ones constant) per 4-lane slice. Their
+/// complements are compared instead and the 32-bit mask complemented once (integers have no unordered case).
+fn host_condition(cc: IntCC) -> (IntCC, bool) {
+    use IntCC::*;
+    match cc {
+        NotEqual | SignedLessThanOrEqual | SignedGreaterThanOrEqual | UnsignedLessThan | UnsignedGreaterThan => {
+            (cc.complement(), true)
+        }
+        _ => (cc, false),
+    }
+}
+
 /// s1 `cc` s2 per lane.
 fn vv(fx: &mut Fx, rd: UReg, rs1: VReg, rs2: VReg, cc: IntCC) -> Lowered {
     let (a, b) = (fx.v(rs1), fx.v(rs2));
+    let (cc, inverted) = host_condition(cc);
     let m = fx.map2(a, b, |b, x, y| b.ins().icmp(cc, x, y));
-    set_mask(fx, rd, m)
+    set_mask(fx, rd, m, inverted)
 }
 
 /// s1 `cc` y, y one I32X4 with the same value in every lane.
 fn vy(fx: &mut Fx, rd: UReg, rs1: VReg, y: Value, cc: IntCC) -> Lowered {
     let a = fx.v(rs1);
+    let (cc, inverted) = host_condition(cc);
     let m = a.map(|x| fx.b.ins().icmp(cc, x, y));
-    set_mask(fx, rd, m)
+    set_mask(fx, rd, m, inverted)
 }
 
 /// s1 `cc` U[rs2].
@@ -168,7 +185,7 @@ fn fvv(fx: &mut Fx, rd: UReg, rs1: VReg, rs2: VReg, cc: FloatCC) -> Lowered {
         let (x, y) = (as_f32(fx, a[k]), as_f32(fx, b[k]));
         fx.b.ins().fcmp(cc, x, y)
     });
-    set_mask(fx, rd, m)
+    set_mask(fx, rd, m, false)
 }
 
 /// s1 `cc` U[rs2] per lane, as f32.
@@ -181,5 +198,5 @@ fn fvu(fx: &mut Fx, rd: UReg, rs1: VReg, rs2: UReg, cc: FloatCC) -> Lowered {
         let x = as_f32(fx, x);
         fx.b.ins().fcmp(cc, x, y)
     });
-    set_mask(fx, rd, m)
+    set_mask(fx, rd, m, false)
 }
