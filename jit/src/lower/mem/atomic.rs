@@ -4,8 +4,8 @@
 //! `runtime::mem::try_atomic`). All lanes are checked before any is done, at once on the vectors (the largest
 //! and the OR of the active offsets), so a lane that would fault leaves memory untouched and the whole
 //! instruction goes to the runtime, which has the interpreter report the fault.
-//! The lanes are walked by a loop over EXEC's set bits (offsets and data spilled to the stack), not unrolled:
-//! one atomic costs a few dozen instructions of code whatever the lane count.
+//! Under a partial EXEC the lanes are walked by a loop over EXEC's set bits (offsets and data spilled to the
+//! stack): one atomic costs a few dozen instructions of code whatever the lane count.
 //! Compare-and-swap, inc/dec with wrap and float add have no single host instruction: the runtime does them.
 //! Shared memory needs no host atomic at all (one worker thread runs a whole workgroup): a load and a store.
 //! Under a full EXEC (the block's full variant) the 32 lanes are unrolled instead: each lane's offset and data
@@ -51,20 +51,13 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     if fx.full_exec() {
         return lower_unrolled(fx, site, a);
     }
-    let slot = fx.window_slot(site.pc);
-    debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled atomic has a window slot");
     // rd holds the data and receives the old values: one slot serves both, so after the loop it holds the old
     // value in every active lane and rd's own in the others, and is rd's new value without an EXEC blend.
     let [offs, data] = [(); 2].map(|_| lane_slot(fx));
     spill(fx, a.at.rs1, offs);
     spill(fx, a.at.rd, data);
     let exec = fx.exec_val();
-    // The window is read once, before the lane loop: nothing in it can change it. (An atomic's window spans
-    // the addresses whose word lies in the region: `try_atomic`.)
-    let window = window_fields(fx, slot);
-    let base = base_plus_imm(fx, &a.at);
-    let lanes = Lanes::new(fx, base, window, a.at.sp, 4);
-    let host0 = lanes.host0(fx);
+    let (lanes, host0) = addressing(fx, site, a);
     let entry = fx.dirty();
     let [apply, done, slow, join] = [(); 4].map(|_| fx.b.create_block());
     fx.b.set_cold_block(slow);
@@ -97,12 +90,7 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
 
 /// Every lane active: the vector check, then the 32 lanes in order, unrolled.
 fn lower_unrolled(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
-    let slot = fx.window_slot(site.pc);
-    debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled atomic has a window slot");
-    let window = window_fields(fx, slot);
-    let base = base_plus_imm(fx, &a.at);
-    let lanes = Lanes::new(fx, base, window, a.at.sp, 4);
-    let host0 = lanes.host0(fx);
+    let (lanes, host0) = addressing(fx, site, a);
     let entry = fx.dirty();
     let [apply, slow, join] = [(); 3].map(|_| fx.b.create_block());
     fx.b.set_cold_block(slow);
@@ -112,20 +100,34 @@ fn lower_unrolled(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     let (offs, data) = (fx.v(a.at.rs1), fx.v(a.at.rd));
     // Mutant 172: the unrolled lanes go descending (each old value still lands in its own lane).
     let order: Vec<usize> = if crate::mutants::active(172) { (0..LANES).rev().collect() } else { (0..LANES).collect() };
-    let mut olds = vec![data[0]; LANES];
+    let mut olds = [None; LANES];
     for l in order {
         let host = lane_host(fx, &offs, host0, l);
         let d = fx.b.ins().extractlane(data[l / 4], (l % 4) as u8);
-        olds[l] = rmw(fx, a, host, d);
+        olds[l] = Some(rmw(fx, a, host, d));
     }
     // Mutant 139: rd receives the data it sent, not the words' old values.
     if !crate::mutants::active(139) {
+        let olds = olds.map(|o| o.expect("every lane was applied"));
         let v = vec_of_words(fx, &olds);
         fx.set_v_all(a.at.rd, v);
     }
     fx.b.ins().jump(join, &[]);
     fx.runtime_arm((slow, join), entry, (site.pc, site.index), (vec![a.at.rd.idx()], Vec::new()));
     Lowered::Native
+}
+
+/// The instruction's cached window, read once before the lanes (nothing they do can change it; an atomic's
+/// window spans the addresses whose word lies in the region: `try_atomic`), as the lanes' addressing, and the
+/// host address of offset 0.
+fn addressing(fx: &mut Fx, site: &Site, a: &Atomic) -> (Lanes, Value) {
+    let slot = fx.window_slot(site.pc);
+    debug_assert_ne!(slot, crate::abi::NO_SLOT, "every compiled atomic has a window slot");
+    let window = window_fields(fx, slot);
+    let base = base_plus_imm(fx, &a.at);
+    let lanes = Lanes::new(fx, base, window, a.at.sp, 4);
+    let host0 = lanes.host0(fx);
+    (lanes, host0)
 }
 
 /// One lane's read-modify-write at `host` with data `d`; returns the word's old value.
