@@ -1,8 +1,9 @@
 //! Registers (vector and uniform) a block writes before reading them stay in the wave state until a masked
 //! variant needs them (`Fx::begin_block_lazy`), and a function whose lowering reads such a register anyway is
-//! built again loading every register (`CompiledKernel::rebuilt`). Planted bug 163 makes the analysis wrong on purpose (registers
-//! an instruction reads and writes, an fma's accumulator, count as written first): the second build must
-//! happen and give every example's exact answer. Its own binary: the mutant switch is process-wide.
+//! built again loading every register (`CompiledKernel::rebuilt`). Planted bug 163 makes the analysis wrong on
+//! purpose (registers an instruction reads and writes, an fma's accumulator, count as written first): the
+//! second build must happen and give every example's exact answer. Its own binary: the mutant switch is
+//! process-wide.
 
 use lanejit::{Device, Engine, Kernel, LaunchConfig};
 use lanejit_cli::examples::{self, Size};

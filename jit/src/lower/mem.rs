@@ -227,6 +227,28 @@ pub fn checked_flags() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
 
+/// One lane's load of `bytes` (1, 2 or 4) at `host`, an access an inline check admitted, extended to 32 bits.
+pub fn load_lane(fx: &mut Fx, host: Value, bytes: u32, signed: bool) -> Value {
+    let (f, ins) = (checked_flags(), fx.b.ins());
+    match (bytes, signed) {
+        (1, false) => ins.uload8(I32, f, host, 0),
+        (1, true) => ins.sload8(I32, f, host, 0),
+        (2, false) => ins.uload16(I32, f, host, 0),
+        (2, true) => ins.sload16(I32, f, host, 0),
+        _ => ins.load(I32, f, host, 0),
+    }
+}
+
+/// One lane's store of the low `bytes` (1, 2 or 4) of `x` at `host`, an access an inline check admitted.
+pub fn store_lane(fx: &mut Fx, x: Value, host: Value, bytes: u32) {
+    let (f, ins) = (checked_flags(), fx.b.ins());
+    match bytes {
+        1 => ins.istore8(f, x, host, 0),
+        2 => ins.istore16(f, x, host, 0),
+        _ => ins.store(f, x, host, 0),
+    };
+}
+
 /// The cached window of `slot`: (guest lo, span, host address of lo).
 pub fn window_fields(fx: &mut Fx, slot: u32) -> (Value, Value, Value) {
     let ctx_flags = crate::fx::flags();

@@ -184,25 +184,21 @@ fn block_regs(block: &Block) -> BlockRegs {
     ((0..VREGS).filter(|&r| v[r]).collect(), (0..UREGS).filter(|&r| u[r]).collect())
 }
 
-/// The vector registers among `vs` (the block's) that no instruction of the block writes and at most
-/// `MAX_STATE_READS` instructions read.
-fn only_read(block: &Block, vs: &[usize]) -> Vec<usize> {
+/// Per vector register: does some instruction of the block write it, and how many read it?
+fn vreg_use(block: &Block) -> ([bool; VREGS], [usize; VREGS]) {
     let mut written = [false; VREGS];
     let mut reads = [0usize; VREGS];
     for op in &block.ops {
         op.insn.writes().vregs().for_each(|r| written[r.idx()] = true);
         op.insn.reads().vregs().for_each(|r| reads[r.idx()] += 1);
     }
-    vs.iter().copied().filter(|&r| !written[r] && reads[r] <= MAX_STATE_READS).collect()
+    (written, reads)
 }
 
-/// The vector registers among `vs` (the block's) that some instruction of the block writes.
-fn written_vregs(block: &Block, vs: &[usize]) -> Vec<usize> {
-    let mut written = [false; VREGS];
-    for op in &block.ops {
-        op.insn.writes().vregs().for_each(|r| written[r.idx()] = true);
-    }
-    vs.iter().copied().filter(|&r| written[r]).collect()
+/// The vector registers among `vs` (the block's) that no instruction of the block writes and at most
+/// `MAX_STATE_READS` instructions read.
+fn only_read(vs: &[usize], (written, reads): &([bool; VREGS], [usize; VREGS])) -> Vec<usize> {
+    vs.iter().copied().filter(|&r| !written[r] && reads[r] <= MAX_STATE_READS).collect()
 }
 
 /// A register read by more instructions of a block is loaded once where the block begins: each use from the
@@ -234,7 +230,8 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     let looping = loops_to_itself(block);
     let optimised = fx.tier() == Tier::Opt && fx.lazy_loads();
     // A single-block loop loads its registers before the loop header instead: once per entry, not per trip.
-    fx.set_in_state(&if optimised && !looping { only_read(block, &regs.0) } else { Vec::new() });
+    let used = vreg_use(block);
+    fx.set_in_state(&if optimised && !looping { only_read(&regs.0, &used) } else { Vec::new() });
     let lazy = optimised && !looping;
     let due = if lazy { written_first(block, &segments) } else { vec![(Vec::new(), Vec::new()); segments.len()] };
     if looping {
@@ -245,7 +242,8 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
         fx.set_self_loop(Some((block.start, header)));
         // After one iteration the variables of the registers it writes differ from the state: every exit stores
         // them. (A vector register it only reads still equals its state copy.)
-        fx.mark_dirty(&(written_vregs(block, &regs.0), regs.1.clone()));
+        let written = regs.0.iter().copied().filter(|&r| used.0[r]).collect();
+        fx.mark_dirty(&(written, regs.1.clone()));
         budget_check(fx, block);
     } else {
         budget_check(fx, block);

@@ -76,8 +76,7 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Atomic) -> Lowered {
     let old = rmw(fx, a, host, d);
     // Mutant 139: rd receives the data it sent, not the word's old value.
     if !crate::mutants::active(139) {
-        let at = lanes.at(fx, data, lane);
-        fx.b.ins().store(MemFlagsData::new().with_notrap(), old, at, 0);
+        lanes.store(fx, data, lane, old);
     }
     fx.b.ins().jump(apply, &[rest.into()]);
     fx.b.switch_to_block(done);

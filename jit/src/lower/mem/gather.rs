@@ -6,7 +6,7 @@
 //! runtime, whose interpreter reports any fault. 8- and 16-byte lanes, and 32-bit accesses whose 4-lane slices
 //! are contiguous, go a slice at a time (`slices.rs`).
 
-use super::{base_plus_imm, checked_flags, offsets, window_check, window_fields};
+use super::{base_plus_imm, load_lane, offsets, store_lane, window_check, window_fields};
 use crate::abi::CONTIGUOUS_BYTES;
 use crate::access::{Access, Dir};
 use crate::fx::{Fx, VECS};
@@ -136,7 +136,7 @@ pub(super) fn lane_host(fx: &mut Fx, off: &[Value; VECS], host0: Value, l: usize
 }
 
 fn gather(fx: &mut Fx, a: &Access, hosts: &[Value], signed: bool) {
-    let words: Vec<Value> = hosts.iter().map(|&h| read(fx, h, a.bytes, signed)).collect();
+    let words: Vec<Value> = hosts.iter().map(|&h| load_lane(fx, h, a.bytes, signed)).collect();
     let v = vec_of_words(fx, &words);
     fx.set_v(a.rd, v);
 }
@@ -152,29 +152,12 @@ pub(super) fn vec_of_words(fx: &mut Fx, words: &[Value]) -> [Value; VECS] {
     })
 }
 
-fn read(fx: &mut Fx, host: Value, bytes: u32, signed: bool) -> Value {
-    let f = checked_flags();
-    let ins = fx.b.ins();
-    match (bytes, signed) {
-        (1, false) => ins.uload8(I32, f, host, 0),
-        (1, true) => ins.sload8(I32, f, host, 0),
-        (2, false) => ins.uload16(I32, f, host, 0),
-        (2, true) => ins.sload16(I32, f, host, 0),
-        _ => ins.load(I32, f, host, 0),
-    }
-}
-
 fn scatter(fx: &mut Fx, a: &Access, hosts: &[Value]) {
     let data = fx.v(a.rd);
     // Mutant 141: lanes stored in descending order (the lowest lane wins an overlap).
     let order: Vec<usize> = if crate::mutants::active(141) { (0..LANES).rev().collect() } else { (0..LANES).collect() };
     for l in order {
         let x = fx.b.ins().extractlane(data[l / 4], (l % 4) as u8);
-        let f = checked_flags();
-        match a.bytes {
-            1 => fx.b.ins().istore8(f, x, hosts[l], 0),
-            2 => fx.b.ins().istore16(f, x, hosts[l], 0),
-            _ => fx.b.ins().store(f, x, hosts[l], 0),
-        };
+        store_lane(fx, x, hosts[l], a.bytes);
     }
 }

@@ -66,9 +66,16 @@ impl Lanes {
         fx.b.ins().iadd(base, off)
     }
 
+    /// Lane `lane`'s word in stack slot `s`.
     pub fn load(&self, fx: &mut Fx, s: StackSlot, lane: Value) -> Value {
         let at = self.at(fx, s, lane);
         fx.b.ins().load(I32, MemFlagsData::new().with_notrap(), at, 0)
+    }
+
+    /// Writes `x` to lane `lane`'s word in stack slot `s`.
+    pub fn store(&self, fx: &mut Fx, s: StackSlot, lane: Value, x: Value) {
+        let at = self.at(fx, s, lane);
+        fx.b.ins().store(MemFlagsData::new().with_notrap(), x, at, 0);
     }
 
     /// Is every active lane's access (at base + offset, offsets in `rs1`) aligned and inside the window? Tested

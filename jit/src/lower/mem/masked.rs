@@ -9,11 +9,11 @@
 
 use super::super::{Lowered, Site};
 use super::lanes::{lane_slot, next_lane, spill, unspill, Lanes};
-use super::{base_plus_imm, checked_flags, window_fields, writes};
+use super::{base_plus_imm, load_lane, store_lane, window_fields, writes};
 use crate::abi::CONTIGUOUS_BYTES;
 use crate::access::{Access, Dir};
 use crate::fx::Fx;
-use cranelift_codegen::ir::{types::*, InstBuilder, Value};
+use cranelift_codegen::ir::{types::*, InstBuilder};
 
 /// Does the masked path lower `a`? Optimised code's masked variant (the full-EXEC one takes the contiguous and
 /// scattered paths), one register per lane.
@@ -58,13 +58,12 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Access) -> Lowered {
     let host = lanes.host(fx, host0, offs, lane);
     match a.dir {
         Dir::Load { signed } => {
-            let x = load_lane(fx, a.bytes, signed, host);
-            let at = lanes.at(fx, data, lane);
-            fx.b.ins().store(checked_flags(), x, at, 0);
+            let x = load_lane(fx, host, a.bytes, signed);
+            lanes.store(fx, data, lane, x);
         }
         Dir::Store => {
             let x = lanes.load(fx, data, lane);
-            store_lane(fx, a.bytes, x, host);
+            store_lane(fx, x, host, a.bytes);
         }
     }
     fx.b.ins().jump(apply, &[rest.into()]);
@@ -81,26 +80,4 @@ pub fn lower(fx: &mut Fx, site: &Site, a: &Access) -> Lowered {
     fx.b.ins().jump(join, &[]);
     fx.runtime_arm((slow, join), entry, (site.pc, site.index), writes(a));
     Lowered::Native
-}
-
-/// One lane's load of `bytes` at `host`, extended to 32 bits.
-fn load_lane(fx: &mut Fx, bytes: u32, signed: bool, host: Value) -> Value {
-    let ins = fx.b.ins();
-    match (bytes, signed) {
-        (1, false) => ins.uload8(I32, checked_flags(), host, 0),
-        (1, true) => ins.sload8(I32, checked_flags(), host, 0),
-        (2, false) => ins.uload16(I32, checked_flags(), host, 0),
-        (2, true) => ins.sload16(I32, checked_flags(), host, 0),
-        _ => ins.load(I32, checked_flags(), host, 0),
-    }
-}
-
-/// One lane's store of the low `bytes` of `x` at `host`.
-fn store_lane(fx: &mut Fx, bytes: u32, x: Value, host: Value) {
-    let ins = fx.b.ins();
-    match bytes {
-        1 => ins.istore8(checked_flags(), x, host, 0),
-        2 => ins.istore16(checked_flags(), x, host, 0),
-        _ => ins.store(checked_flags(), x, host, 0),
-    };
 }
