@@ -36,6 +36,7 @@ fn config_from_env() -> anyhow::Result<CompileConfig> {
     c.jit.report.timing = std::env::var_os("LANEJIT_JIT_TIMING").is_some();
     c.jit.report.clif = std::env::var_os("LANEJIT_JIT_CLIF").is_some();
     c.jit.report.insts = std::env::var_os("LANEJIT_JIT_INSTS").is_some();
+    c.jit.report.disasm = std::env::var_os("LANEJIT_JIT_DISASM").is_some();
     Ok(c)
 }
 

@@ -48,6 +48,8 @@ pub struct Report {
     pub clif: bool,
     /// The CLIF instruction count of every lowered guest instruction.
     pub insts: bool,
+    /// Each function's machine code, as Cranelift's disassembly (after register allocation).
+    pub disasm: bool,
 }
 
 impl OptLevel {

@@ -13,6 +13,10 @@ use super::Fx;
 use cranelift_codegen::ir::Value;
 use lanejit_isa::VReg;
 
+/// Bytes each anchored value gets (the widest is an I64), and the size of the slots they are carved from.
+const ANCHOR_BYTES: u32 = 8;
+const ANCHOR_SLOT_BYTES: u32 = 256;
+
 /// What is known about one register's lanes as per-lane byte offsets (each `None` until computed).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OffsetFacts {
@@ -60,15 +64,23 @@ impl Fx<'_> {
     /// side effect, so Cranelift's e-graph elaboration places the computation here rather than at each later
     /// use. (It places a pure computation at its first use in a dominator-tree walk and computes it again in
     /// every sibling subtree that also uses it: facts computed once for a segment's accesses were otherwise
-    /// recomputed inside each access's branch arms.)
+    /// recomputed inside each access's branch arms.) Every value gets bytes of its own: Cranelift's alias
+    /// analysis deletes a store that a later store of the same type to the same address overwrites, and a
+    /// deleted anchor pins nothing (a tiled matrix multiply's largest-lane and OR facts were recomputed in every
+    /// one of its 16 shared loads that way, when all anchors shared one 16-byte slot).
     pub fn anchor(&mut self, values: &[Value]) {
         use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind};
-        let slot = *self.anchor_slot.get_or_insert_with(|| {
-            self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4))
-        });
         let ptr = self.b.func.dfg.value_type(self.state);
         for &v in values {
-            self.b.ins().stack_store(ptr, v, slot, 0);
+            let (slot, at) = match self.anchor_slot {
+                Some((slot, at)) if at < ANCHOR_SLOT_BYTES => (slot, at),
+                _ => {
+                    let data = StackSlotData::new(StackSlotKind::ExplicitSlot, ANCHOR_SLOT_BYTES, 3);
+                    (self.b.create_sized_stack_slot(data), 0)
+                }
+            };
+            self.b.ins().stack_store(ptr, v, slot, at as i32);
+            self.anchor_slot = Some((slot, at + ANCHOR_BYTES));
         }
     }
 

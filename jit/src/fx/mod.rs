@@ -88,8 +88,8 @@ pub struct Fx<'a> {
     lazy_violated: bool,
     /// What is known about each register's value as per-lane offsets (`facts.rs`).
     offset_facts: Vec<OffsetFacts>,
-    /// Scratch stack slot that `anchor` stores to (created at its first use).
-    anchor_slot: Option<ir::StackSlot>,
+    /// The stack slot `anchor` stores to and the next free offset in it (a new slot when it is full).
+    anchor_slot: Option<(ir::StackSlot, u32)>,
     // --- EXEC (`lanes.rs`).
     exec: Variable,
     /// The block being emitted runs with EXEC = all lanes (no blending needed).

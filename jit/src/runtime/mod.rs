@@ -554,7 +554,11 @@ fn define_function(
     if opts.report.clif {
         eprintln!("{}", ctx.func.display());
     }
+    ctx.set_disasm(opts.report.disasm);
     let defined = module.define_function(id, &mut ctx).map_err(|e| JitError(format!("{e:?}")));
+    if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+        eprintln!("{text}");
+    }
     let frame = ctx.compiled_code().and_then(|c| c.buffer.frame_layout()).map_or(0, |f| f.frame_to_fp_offset);
     if opts.report.timing {
         eprintln!(
