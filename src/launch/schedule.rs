@@ -54,22 +54,15 @@ pub fn run_workgroup(
 
 /// Releases the barrier the waiting waves wait at: Ok(true) when some waited (they run again), Ok(false) when
 /// none did (every wave has ended), a BarrierDeadlock naming the first wave that waits at a different barrier.
+/// (Runs once per barrier per workgroup, so it allocates nothing unless it reports a deadlock.)
 fn release_barrier(status: &mut [WaveStatus]) -> Result<bool, Trap> {
-    let waiting: Vec<(usize, u32)> = status
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match s {
-            WaveStatus::AtBarrier(pc) => Some((i, *pc)),
-            _ => None,
-        })
-        .collect();
-    let Some(&(_, pc0)) = waiting.first() else { return Ok(false) };
-    if let Some(&(wave, pc)) = waiting.iter().find(|(_, pc)| *pc != pc0) {
-        let list: Vec<String> = waiting.iter().map(|(w, pc)| format!("wave {w} at {pc:#x}")).collect();
-        let mut t =
-            Trap::new(TrapKind::BarrierDeadlock, pc, format!("waves wait at different barriers: {}", list.join(", ")));
-        t.wave = wave as u32;
-        return Err(t);
+    let mut waiting = status.iter().enumerate().filter_map(|(i, s)| match s {
+        WaveStatus::AtBarrier(pc) => Some((i, *pc)),
+        _ => None,
+    });
+    let Some((_, pc0)) = waiting.next() else { return Ok(false) };
+    if let Some((wave, pc)) = waiting.find(|&(_, pc)| pc != pc0) {
+        return Err(deadlock(status, wave, pc));
     }
     for s in status.iter_mut() {
         if matches!(s, WaveStatus::AtBarrier(_)) {
@@ -77,4 +70,22 @@ fn release_barrier(status: &mut [WaveStatus]) -> Result<bool, Trap> {
         }
     }
     Ok(true)
+}
+
+/// The BarrierDeadlock trap for waves waiting at different barriers, `wave` at `pc` the first one not at the
+/// first waiting wave's barrier; the message lists every waiting wave.
+#[cold]
+fn deadlock(status: &[WaveStatus], wave: usize, pc: u32) -> Trap {
+    let list: Vec<String> = status
+        .iter()
+        .enumerate()
+        .filter_map(|(w, s)| match s {
+            WaveStatus::AtBarrier(pc) => Some(format!("wave {w} at {pc:#x}")),
+            _ => None,
+        })
+        .collect();
+    let mut t =
+        Trap::new(TrapKind::BarrierDeadlock, pc, format!("waves wait at different barriers: {}", list.join(", ")));
+    t.wave = wave as u32;
+    t
 }
