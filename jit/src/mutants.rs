@@ -205,4 +205,7 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (170, "lower/mem/masked.rs:lower", "an inline masked load writes every lane (inactive lanes get stack leftovers)"),
     (171, "fx/regs.rs:v_from_state", "a register its block only reads is loaded at each use from its first 16 bytes for every slice"),
     (172, "lower/mem/atomic.rs:lower_unrolled", "a full-EXEC inline atomic applies its lanes descending (old values in their own lanes)"),
+    (173, "lower/mem/group.rs:check", "a run of accesses differing in their immediate is checked for its lowest access only"),
+    (174, "lower/mem/group.rs:run_after", "a run of accesses goes on past a write of its offset register"),
+    (175, "lower/mem/uniform.rs:run_check", "a run of uniform accesses from one address pair is checked for its lowest access only"),
 ];

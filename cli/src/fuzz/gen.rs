@@ -13,6 +13,8 @@ use std::sync::OnceLock;
 
 #[path = "gen_image.rs"]
 mod image;
+#[path = "gen_runs.rs"]
+mod runs;
 pub use image::{U_IMG, V_IMG};
 
 /// Read-write global buffer at the device base.
@@ -173,6 +175,8 @@ struct Gen {
     private: bool,
     /// The image accesses' own stream (`gen_image.rs`): drawing them leaves `r` as it was.
     img: Rng,
+    /// The runs of accesses' own stream (`gen_runs.rs`).
+    runs: Rng,
 }
 
 impl Gen {
@@ -351,12 +355,16 @@ impl Gen {
                 // A misaligned sliding access starts aligned: its odd step misaligns the next execution.
                 o.vals[i] = (self.r.below(room / align) * align) as i64 + if slide { 0 } else { skew };
             }
+            let first = o.clone();
             out.push(Node::Op(o));
             if slide {
                 // Odd steps also without a planned fault: the inline path's alignment check must see them.
                 let odd = misalign || self.r.chance(15);
                 let step =
                     if odd { *self.r.pick(&[1, 2, 6]) } else { (align * *self.r.pick(&[1, 4, 16])).min(256) as i64 };
+                if let (true, Some(i)) = (sweep, pos("imm")) {
+                    self.run_of_copies(out, &first, (i, align), step);
+                }
                 out.push(Node::Op(op(t.u_add_i, &[("rd", U_SLIDE as i64), ("rs1", U_SLIDE as i64), ("imm", step)])));
             }
             return;
@@ -386,7 +394,13 @@ impl Gen {
                 o.vals[i] = ubase;
             }
         }
-        out.push(Node::Op(o));
+        if let (Some(step), true, Some(i)) = (slide, sweep && !a64, pos("imm")) {
+            let first = o.clone();
+            out.push(Node::Op(o));
+            self.run_of_copies(out, &first, (i, align), step);
+        } else {
+            out.push(Node::Op(o));
+        }
         if let Some(step) = slide {
             out.push(Node::Op(op(t.u_add_i, &[("rd", U_SLIDE as i64), ("rs1", U_SLIDE as i64), ("imm", step)])));
         }
@@ -613,6 +627,8 @@ const GROUP_STREAM: u64 = 0x6772_6f75_7073_0000;
 const OFFSET_STREAM: u64 = 0x6f66_6673_6574_0000;
 /// Seeds the image accesses' stream (`Gen::img`).
 const IMAGE_STREAM: u64 = 0x696d_6167_6573_0000;
+/// Seed of `Gen::runs` (xor the program's seed).
+const RUN_STREAM: u64 = 0x7275_6e73_0000_0000;
 
 /// The program of one seed and its initial states (deterministic for a seed and a config).
 pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson>) {
@@ -633,7 +649,8 @@ pub fn generate_states(seed: u64, cfg: &GenConfig) -> (GenProgram, Vec<StateJson
     let len = r.range(max.min(4), max) as usize;
     let side = Rng::new(seed ^ OFFSET_STREAM);
     let img = Rng::new(seed ^ IMAGE_STREAM);
-    let mut g = Gen { r, side, pv, pu, nfuncs, fault_pct, group: waves > 1, private: !back_to_back, img };
+    let runs = Rng::new(seed ^ RUN_STREAM);
+    let mut g = Gen { r, side, pv, pu, nfuncs, fault_pct, group: waves > 1, private: !back_to_back, img, runs };
     let flen = (max / 4).max(2);
     let funcs = (0..nfuncs)
         .map(|_| {

@@ -41,7 +41,26 @@ pub struct OffsetFacts {
     pub anchored: u8,
 }
 
+/// A run of accesses admitted by one check (`lower/mem/group.rs`): the check's result and the host address of
+/// the base of the run's access with immediate `imm` (the others add their immediate's difference).
+#[derive(Clone, Copy, Debug)]
+pub struct Admission {
+    pub ok: Value,
+    pub host: Value,
+    pub imm: i32,
+}
+
 impl Fx<'_> {
+    /// The admission recorded for the access at `pc` by an earlier access of its run in this segment.
+    pub fn admission(&self, pc: u32) -> Option<Admission> {
+        self.admissions.iter().find(|(p, _)| *p == pc).map(|&(_, a)| a)
+    }
+
+    /// Records the admission of the later access at `pc` (computed where it dominates the rest of the segment).
+    pub fn admit(&mut self, pc: u32, adm: Admission) {
+        self.admissions.push((pc, adm));
+    }
+
     /// What is known about `r`'s current value.
     pub fn offset_facts(&self, r: VReg) -> OffsetFacts {
         self.offset_facts[r.idx()]
@@ -87,5 +106,6 @@ impl Fx<'_> {
     /// A block or a block variant begins: nothing computed before it dominates its code.
     pub(super) fn forget_all_offset_facts(&mut self) {
         self.offset_facts.fill(OffsetFacts::default());
+        self.admissions.clear();
     }
 }

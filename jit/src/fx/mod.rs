@@ -17,7 +17,7 @@ mod lanes;
 mod next_wave;
 mod regs;
 
-pub use facts::OffsetFacts;
+pub use facts::{Admission, OffsetFacts};
 
 /// 128-bit vectors per 32-lane register.
 pub const VECS: usize = LANES / 4;
@@ -90,6 +90,8 @@ pub struct Fx<'a> {
     offset_facts: Vec<OffsetFacts>,
     /// The stack slot `anchor` stores to and the next free offset in it (a new slot when it is full).
     anchor_slot: Option<(ir::StackSlot, u32)>,
+    /// Accesses of this segment admitted by an earlier access's check of their run (`facts.rs`), by pc.
+    admissions: Vec<(u32, Admission)>,
     // --- EXEC (`lanes.rs`).
     exec: Variable,
     /// The block being emitted runs with EXEC = all lanes (no blending needed).
@@ -174,6 +176,7 @@ impl<'a> Fx<'a> {
             raw_v: vec![false; VREGS],
             offset_facts: vec![OffsetFacts::default(); VREGS],
             anchor_slot: None,
+            admissions: Vec::new(),
             unloaded: vec![false; VREGS],
             unloaded_u: vec![false; UREGS],
             in_state: vec![false; VREGS],

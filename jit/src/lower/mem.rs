@@ -3,7 +3,8 @@
 //! is one inline check (contiguity, alignment, and one unsigned compare against the cached region) and eight
 //! 16-byte host accesses. In optimised code, lanes that are not contiguous and any width run inline too, one
 //! host access per lane (`mem/gather.rs`), and so do accesses of one register under a partial EXEC, a loop over
-//! the active lanes (`mem/masked.rs`). The rest (wide masked accesses, quick code's accesses, a region not
+//! the active lanes (`mem/masked.rs`). A run of accesses that differ only in their immediate shares one check
+//! (`mem/group.rs`). The rest (wide masked accesses, quick code's accesses, a region not
 //! cached yet, any lane that would fault) calls `runtime::mem` in
 //! the runtime, which does the access in Rust when it provably cannot fault and otherwise has the interpreter
 //! execute it, so faults are reported by the golden model.
@@ -14,6 +15,7 @@
 
 pub mod atomic;
 pub mod gather;
+pub mod group;
 pub mod image;
 pub mod lanes;
 pub mod masked;
@@ -26,7 +28,7 @@ use crate::abi::CTX_WINDOWS_OFFSET;
 use crate::abi::{Window, CONTIGUOUS_BYTES};
 use crate::access::{Access, Atomic};
 use crate::fx::Fx;
-use cranelift_codegen::ir::{condcodes::IntCC, types::*, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, MemFlagsData, Value};
 use lanejit_interp::mem::ImgOp;
 use lanejit_isa::{MemInsn, Sp, UReg, LANES};
 
@@ -162,23 +164,79 @@ fn access(fx: &mut Fx, site: &Site, a: Access) -> Lowered {
     // same register can reuse it: `offsets.rs`).
     let whole = contiguous.then(|| (offsets::contiguous(fx, a.rs1), offsets::first(fx, a.rs1)));
     let lanes = scattered.then(|| gather::facts(fx, &a));
+    // A run of accesses differing only in their immediate is admitted by one check (`mem/group.rs`).
+    let admitted = lanes.as_ref().and_then(|f| group::admission(fx, site.pc, &a, site.rest, f));
     let entry = fx.dirty();
     let (slow, join) = (fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(slow);
-    if let Some(whole) = whole {
+    let bodies = Bodies { fast: whole.map(|_| host_block(fx)), by_lanes: lanes.as_ref().map(|_| host_block(fx)) };
+    if let Some(admitted) = admitted {
+        enter_admitted(fx, admitted, whole, &bodies);
+    }
+    if let (Some(whole), Some(fast)) = (whole, bodies.fast) {
         let (ok, host) = inline_check(fx, &a, slot, whole);
-        let (fast, other) = (fx.b.create_block(), if scattered { fx.b.create_block() } else { slow });
-        fx.b.ins().brif(ok, fast, &[], other, &[]);
-        fx.b.switch_to_block(fast);
-        contiguous_access(fx, &a, host);
-        fx.b.ins().jump(join, &[]);
+        let other = if scattered { fx.b.create_block() } else { slow };
+        fx.b.ins().brif(ok, fast, &[host.into()], other, &[]);
         fx.b.switch_to_block(other);
     }
-    if let Some(lanes) = lanes {
-        gather::emit(fx, &a, slot, &lanes, slow, join);
+    if let (Some(f), Some(by_lanes)) = (&lanes, bodies.by_lanes) {
+        gather::check(fx, &a, slot, f, slow, by_lanes);
     }
+    bodies.emit(fx, &a, lanes.as_ref(), join);
     fx.runtime_arm((slow, join), entry, (site.pc, site.index), writes(&a));
     Lowered::Native
+}
+
+/// An access's inline bodies, each entered with the host address it accesses (its one parameter) by the checks
+/// that admit it: all lanes contiguous (32-bit accesses), and lane by lane or slice by slice (`gather.rs`).
+struct Bodies {
+    fast: Option<ir::Block>,
+    by_lanes: Option<ir::Block>,
+}
+
+impl Bodies {
+    /// Emits the bodies, each going on to `join`.
+    fn emit(&self, fx: &mut Fx, a: &Access, lanes: Option<&gather::LaneFacts>, join: ir::Block) {
+        if let Some(fast) = self.fast {
+            fx.b.switch_to_block(fast);
+            let host = fx.b.block_params(fast)[0];
+            contiguous_access(fx, a, host);
+            fx.b.ins().jump(join, &[]);
+        }
+        if let (Some(f), Some(by_lanes)) = (lanes, self.by_lanes) {
+            fx.b.switch_to_block(by_lanes);
+            let host0 = fx.b.block_params(by_lanes)[0];
+            gather::emit_admitted(fx, a, f, host0, join);
+        }
+    }
+}
+
+/// A block entered with one I64 parameter, the host address its access reads or writes.
+fn host_block(fx: &mut Fx) -> ir::Block {
+    let b = fx.b.create_block();
+    fx.b.append_block_param(b, I64);
+    b
+}
+
+/// When the access's run was admitted (`mem/group.rs`: ok, host address of the access's base), straight to the
+/// contiguous body if the lanes are contiguous and to the per-lane one otherwise; else on to the access's own
+/// checks, emitted next.
+fn enter_admitted(fx: &mut Fx, (ok, host0): (Value, Value), whole: Option<(Value, Value)>, bodies: &Bodies) {
+    let (inside, checked) = (fx.b.create_block(), fx.b.create_block());
+    fx.b.ins().brif(ok, inside, &[], checked, &[]);
+    fx.b.switch_to_block(inside);
+    let by_lanes = bodies.by_lanes.expect("a run's accesses have lane facts");
+    match (whole, bodies.fast) {
+        (Some((contiguous, off0)), Some(fast)) => {
+            let off64 = fx.b.ins().uextend(I64, off0);
+            let host = fx.b.ins().iadd(host0, off64);
+            fx.b.ins().brif(contiguous, fast, &[host.into()], by_lanes, &[host0.into()]);
+        }
+        _ => {
+            fx.b.ins().jump(by_lanes, &[host0.into()]);
+        }
+    }
+    fx.b.switch_to_block(checked);
 }
 
 /// All 32 lanes at once: eight 16-byte host accesses at `host`.

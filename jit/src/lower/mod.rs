@@ -36,6 +36,8 @@ pub struct Site<'h> {
     /// Instructions in the block (all retire when the block is left normally).
     pub block_len: u32,
     pub heads: &'h Heads,
+    /// The instructions after it in its segment (they run with the same EXEC).
+    pub rest: &'h [crate::blocks::Op],
 }
 
 /// The Cranelift block heading each guest block of the function, and which of them only end the wave.
@@ -161,7 +163,7 @@ pub fn emit_function(fx: &mut Fx, blocks: &[Block], clif_limit: usize) -> usize 
     fx.b.switch_to_block(other);
     fx.leave_at(Exit::Interpret, pc);
     let mut emitted = 0;
-    while emitted < blocks.len() && (emitted == 0 || fx.b.func.dfg.num_insts() < clif_limit) {
+    while emitted < blocks.len() && (emitted == 0 || room_for(fx.b.func.dfg.num_insts(), clif_limit, blocks, emitted)) {
         emit_block(fx, &blocks[emitted], &heads);
         emitted += 1;
     }
@@ -172,6 +174,24 @@ pub fn emit_function(fx: &mut Fx, blocks: &[Block], clif_limit: usize) -> usize 
     }
     emitted
 }
+
+/// May a function holding `clif` CLIF instructions take `blocks[next]` too? Below `limit`, yes; up to twice it,
+/// when one of the next `LOOP_TAIL_BLOCKS` blocks branches back to a block already in the function: a loop's
+/// back edge to another function leaves the compiled code and enters it again through the run loop on every
+/// trip (a tiled matrix multiply's loop tail went to a second function that way, one round trip per step).
+fn room_for(clif: usize, limit: usize, blocks: &[Block], next: usize) -> bool {
+    let closes_loop = || {
+        let inside = |t: u32| blocks[..next].iter().any(|b| b.start == t);
+        blocks[next..]
+            .iter()
+            .take(LOOP_TAIL_BLOCKS)
+            .any(|b| b.ops.last().is_some_and(|o| crate::blocks::static_targets(o.pc, &o.insn).into_iter().any(inside)))
+    };
+    clif < limit || (clif < 2 * limit && closes_loop())
+}
+
+/// Blocks after a function's CLIF limit searched for a back edge into it (`room_for`).
+const LOOP_TAIL_BLOCKS: usize = 4;
 
 /// The registers a block names (loaded into variables when it begins).
 fn block_regs(block: &Block) -> BlockRegs {
@@ -411,8 +431,9 @@ fn emit_ops(fx: &mut Fx, block: &Block, range: std::ops::Range<usize>, next: Opt
     // Sites count within the segment: the instructions of earlier segments are counted already.
     let block_len = range.len() as u32;
     fx.note_block_exec();
-    for (i, op) in block.ops[range].iter().enumerate() {
-        let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads };
+    let ops = &block.ops[range];
+    for (i, op) in ops.iter().enumerate() {
+        let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads, rest: &ops[i + 1..] };
         // Mutant 156: other instructions read the host's NaN payloads.
         if !vfloat::reads_raw_nans(&op.insn) && !crate::mutants::active(156) {
             fx.settle_nans();
@@ -443,7 +464,7 @@ fn emit_ops(fx: &mut Fx, block: &Block, range: std::ops::Range<usize>, next: Opt
     match block.interp_at {
         Some(pc) => fx.exit(Exit::Interpret, pc),
         None => {
-            let site = Site { pc: block.end(), len: 0, index: block_len, block_len, heads };
+            let site = Site { pc: block.end(), len: 0, index: block_len, block_len, heads, rest: &[] };
             fx.goto(&site, block.end());
         }
     }

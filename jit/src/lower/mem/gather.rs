@@ -51,23 +51,27 @@ fn wide_load(a: &Access) -> bool {
     a.regs() > 1 && !a.is_store()
 }
 
-/// Checks every active lane, then does the access and continues at `join`; a lane that fails goes to `slow`.
-pub fn emit(fx: &mut Fx, a: &Access, slot: u32, f: &LaneFacts, slow: Block, join: Block) {
+/// Checks every active lane: on to `go` (whose one parameter is the host address of the access's base) when
+/// all are admitted, else to `slow`.
+pub fn check(fx: &mut Fx, a: &Access, slot: u32, f: &LaneFacts, slow: Block, go: Block) {
     let start = base_plus_imm(fx, a);
     let (w_lo, w_span, w_host) = window_fields(fx, slot);
     // The window's span leaves room for a 128-byte contiguous access; a lane here reads at most 16 bytes.
     let limit = fx.b.ins().iadd_imm_s(w_span, (CONTIGUOUS_BYTES - read_bytes(a)) as i64);
     let (first_inside, rel0) = window_check(fx, (w_lo, limit, w_host), start);
-    let ok = lanes_ok(fx, a, f, start, rel0, limit);
+    let room = fx.b.ins().isub(limit, rel0);
+    let ok = lanes_ok(fx, a, f, start, room);
     let ok = fx.b.ins().band(first_inside, ok);
     // The empty window (lo = u64::MAX, span 0, host 0) admits address u64::MAX itself, which the alignment
     // test rules out only for accesses wider than a byte: test that the window holds a region.
     let filled = fx.b.ins().icmp_imm_u(IntCC::NotEqual, w_host, 0);
     let ok = fx.b.ins().band(ok, filled);
-    let go = fx.b.create_block();
-    fx.b.ins().brif(ok, go, &[], slow, &[]);
-    fx.b.switch_to_block(go);
     let host0 = fx.b.ins().iadd(w_host, rel0);
+    fx.b.ins().brif(ok, go, &[host0.into()], slow, &[]);
+}
+
+/// The access, every lane of which a check has admitted (`host0`: host address of its base); then on to `join`.
+pub fn emit_admitted(fx: &mut Fx, a: &Access, f: &LaneFacts, host0: Value, join: Block) {
     if let Some((by_slices, firsts)) = f.by_slice {
         let (by_slice, by_lane) = (fx.b.create_block(), fx.b.create_block());
         fx.b.ins().brif(by_slices, by_slice, &[], by_lane, &[]);
@@ -95,7 +99,7 @@ pub fn emit(fx: &mut Fx, a: &Access, slot: u32, f: &LaneFacts, slow: Block, join
 /// Bytes the host reads or writes from each lane's (or, for slices, each slice's first lane's) address: one
 /// 16-byte vector for wide accesses, the access itself otherwise (a contiguous slice's last lane ends where its
 /// 16 bytes do).
-fn read_bytes(a: &Access) -> u64 {
+pub(super) fn read_bytes(a: &Access) -> u64 {
     if a.regs() > 1 {
         16
     } else {
@@ -103,12 +107,11 @@ fn read_bytes(a: &Access) -> u64 {
     }
 }
 
-/// Every lane's offset keeps its host access inside the region (`rel0 + offset <= limit`, offsets being
-/// zero-extended; `limit` = region length - `read_bytes`) and aligned as the access requires: tested on the
-/// offsets' largest lane and on the low bits all lanes share (`LaneFacts`), not lane by lane.
-fn lanes_ok(fx: &mut Fx, a: &Access, f: &LaneFacts, start: Value, rel0: Value, limit: Value) -> Value {
-    // (Used only when rel0 <= limit.)
-    let room = fx.b.ins().isub(limit, rel0);
+/// Every lane's offset keeps its host access inside the region (`offset <= room`, offsets being zero-extended;
+/// `room` = region length - `read_bytes` - the base's distance from the region's start) and aligned as the access
+/// requires: tested on the offsets' largest lane and on the low bits all lanes share (`LaneFacts`), not lane by
+/// lane.
+pub(super) fn lanes_ok(fx: &mut Fx, a: &Access, f: &LaneFacts, start: Value, room: Value) -> Value {
     let max = fx.b.ins().uextend(I64, f.max);
     let mut ok = fx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, max, room);
     // Mutant 142: lanes' alignment not tested (a misaligned lane runs instead of trapping).
