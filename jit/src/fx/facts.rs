@@ -51,14 +51,26 @@ pub struct Admission {
 }
 
 impl Fx<'_> {
-    /// The admission recorded for the access at `pc` by an earlier access of its run in this segment.
-    pub fn admission(&self, pc: u32) -> Option<Admission> {
-        self.admissions.iter().find(|(p, _)| *p == pc).map(|&(_, a)| a)
-    }
-
-    /// Records the admission of the later access at `pc` (computed where it dominates the rest of the segment).
-    pub fn admit(&mut self, pc: u32, adm: Admission) {
-        self.admissions.push((pc, adm));
+    /// The admission of the access at `pc` with immediate `imm`, as (ok, host address of its base): recorded by
+    /// an earlier access of its run in this segment, or made by `check` when this access begins a run (`check`
+    /// returns the run's admission and the pcs of its later accesses, or None outside a run). Where `check` runs,
+    /// its values dominate the rest of the segment.
+    pub fn run_admission(
+        &mut self,
+        (pc, imm): (u32, i32),
+        check: impl FnOnce(&mut Self) -> Option<(Admission, Vec<u32>)>,
+    ) -> Option<(Value, Value)> {
+        use cranelift_codegen::ir::InstBuilder;
+        let adm = match self.admissions.iter().find(|(p, _)| *p == pc) {
+            Some(&(_, adm)) => adm,
+            None => {
+                let (adm, later) = check(self)?;
+                self.admissions.extend(later.into_iter().map(|p| (p, adm)));
+                adm
+            }
+        };
+        let host = self.b.ins().iadd_imm_s(adm.host, i64::from(imm) - i64::from(adm.imm));
+        Some((adm.ok, host))
     }
 
     /// What is known about `r`'s current value.

@@ -26,25 +26,16 @@ const MAX_SPREAD: i64 = 1 << 16;
 /// for the whole run. None when the access is in no run. Called where the access begins, before its first
 /// branch, after `gather::facts`.
 pub fn admission(fx: &mut Fx, pc: u32, a: &Access, rest: &[Op], lanes: &gather::LaneFacts) -> Option<(Value, Value)> {
-    let adm = match fx.admission(pc) {
-        Some(adm) => adm,
-        None => {
-            let members = run_after(a, rest);
-            let imms = || members.iter().map(|&(_, imm)| imm).chain([a.imm]);
-            let (lo, hi) = (imms().min()?, imms().max()?);
-            if members.is_empty() {
-                return None;
-            }
-            let (ok, host) = check(fx, a, fx.window_slot(pc), lanes, (lo, hi));
-            let adm = Admission { ok, host, imm: lo };
-            for &(member, _) in &members {
-                fx.admit(member, adm);
-            }
-            adm
+    fx.run_admission((pc, a.imm), |fx| {
+        let members = run_after(a, rest);
+        if members.is_empty() {
+            return None;
         }
-    };
-    let host = fx.b.ins().iadd_imm_s(adm.host, i64::from(a.imm) - i64::from(adm.imm));
-    Some((adm.ok, host))
+        let imms = || members.iter().map(|&(_, imm)| imm).chain([a.imm]);
+        let (lo, hi) = (imms().min()?, imms().max()?);
+        let (ok, host) = check(fx, a, fx.window_slot(pc), lanes, (lo, hi));
+        Some((Admission { ok, host, imm: lo }, members.into_iter().map(|m| m.0).collect()))
+    })
 }
 
 /// The accesses after `a` in `rest` that one check can admit with it: (pc, immediate) of each, up to the first

@@ -126,31 +126,22 @@ fn address(fx: &mut Fx, a: &UniformAccess) -> Value {
 /// when `a` begins a run of two or more accesses from the same address pair in the same direction (the
 /// instructions after it in its segment, up to the first that writes the pair). None outside a run.
 fn run_admission(fx: &mut Fx, site: &Site, a: &UniformAccess) -> Option<(Value, Value)> {
-    let adm = match fx.admission(site.pc) {
-        Some(adm) => adm,
-        None => {
-            let run = run_after(a, site.rest);
-            let lo = run.iter().map(|m| m.1).chain([a.imm]).min()?;
-            // Each access is aligned when the lowest address is aligned to the widest access and each lies a
-            // multiple of its own width above it.
-            let run: Vec<(u32, i32, u32)> = run.into_iter().filter(|m| (m.1 - lo) % m.2 as i32 == 0).collect();
-            if run.is_empty() || (a.imm - lo) % a.bytes as i32 != 0 {
-                return None;
-            }
-            let members = || run.iter().map(|m| (m.1, m.2)).chain([(a.imm, a.bytes)]);
-            // Bytes from the lowest address to the end of the farthest access.
-            let reach = members().map(|(imm, bytes)| imm - lo + bytes as i32).max()?;
-            let widest = members().map(|(_, bytes)| bytes).max()?;
-            let (ok, host) = run_check(fx, a, fx.window_slot(site.pc), (lo, reach), widest);
-            let adm = Admission { ok, host, imm: lo };
-            for &(pc, _, _) in &run {
-                fx.admit(pc, adm);
-            }
-            adm
+    fx.run_admission((site.pc, a.imm), |fx| {
+        let run = run_after(a, site.rest);
+        let lo = run.iter().map(|m| m.1).chain([a.imm]).min()?;
+        // Each access is aligned when the lowest address is aligned to the widest access and each lies a
+        // multiple of its own width above it.
+        let run: Vec<(u32, i32, u32)> = run.into_iter().filter(|m| (m.1 - lo) % m.2 as i32 == 0).collect();
+        if run.is_empty() || (a.imm - lo) % a.bytes as i32 != 0 {
+            return None;
         }
-    };
-    let host = fx.b.ins().iadd_imm_s(adm.host, i64::from(a.imm) - i64::from(adm.imm));
-    Some((adm.ok, host))
+        let members = || run.iter().map(|m| (m.1, m.2)).chain([(a.imm, a.bytes)]);
+        // Bytes from the lowest address to the end of the farthest access.
+        let reach = members().map(|(imm, bytes)| imm - lo + bytes as i32).max()?;
+        let widest = members().map(|(_, bytes)| bytes).max()?;
+        let (ok, host) = run_check(fx, a, fx.window_slot(site.pc), (lo, reach), widest);
+        Some((Admission { ok, host, imm: lo }, run.iter().map(|m| m.0).collect()))
+    })
 }
 
 /// Largest spread of immediates a run of uniform accesses covers (kernel arguments lie a few words apart).
