@@ -143,8 +143,18 @@ impl std::fmt::Debug for Arena {
     }
 }
 
+/// `len` bytes of zeroed address space whose pages are committed only when touched. `MAP_NORESERVE`: under
+/// Linux's default overcommit heuristic (`vm.overcommit_memory` 0), a private writable mapping larger than RAM
+/// plus swap is otherwise refused outright (a 24 GiB device on a 24 GiB machine failed with ENOMEM), although a
+/// device only ever touches the pages its buffers use. Under strict accounting (`vm.overcommit_memory` 2) the
+/// kernel ignores the flag and the whole capacity counts against the commit limit.
+pub(crate) fn reserve(len: usize) -> std::io::Result<MmapMut> {
+    memmap2::MmapOptions::new().len(len).no_reserve_swap().map_anon()
+}
+
 impl Arena {
-    /// An arena of `capacity` bytes of address space (at most `MAX_CAPACITY`).
+    /// An arena of `capacity` bytes of address space (at most `MAX_CAPACITY`; see `reserve` for what the
+    /// operating system may refuse below that).
     pub fn new(capacity: u64) -> Result<Arena, AllocError> {
         if capacity > MAX_CAPACITY {
             return Err(AllocError::Map(format!(
@@ -152,7 +162,8 @@ impl Arena {
             )));
         }
         let len = usize::try_from(capacity).map_err(|e| AllocError::Map(e.to_string()))?;
-        let map = MmapMut::map_anon(len).map_err(|e| AllocError::Map(e.to_string()))?;
+        let map =
+            reserve(len).map_err(|e| AllocError::Map(format!("reserving {capacity} bytes of address space: {e}")))?;
         // Transparent huge pages where the kernel offers them on request (THP `madvise` mode, Debian's default):
         // a kernel streaming through a 64 MiB buffer then takes 32 page faults and TLB entries, not 16,384.
         // Allocations are packed, so this commits at most one 2 MiB page beyond the bytes in use. Best effort:

@@ -1,6 +1,6 @@
-//! Hostile command lines (`tests/hostile/cases.yaml`, the reproducers of issue 11 among them) run through the
-//! built `lanejit` binary: each must end within its timeout with the expected exit code and message, and never
-//! with a panic. The file's header describes the fields.
+//! Hostile command lines (`tests/hostile/*.yaml`: `cases.yaml` holds issue 11's reproducers, `issue39-*.yaml`
+//! issue 39's) run through the built `lanejit` binary: each must end within its timeout with the expected exit
+//! code and message, and never with a panic. The header of `cases.yaml` describes the fields.
 //!
 //! `LANEJIT_HOSTILE_BIN=/path/to/lanejit` runs the cases against another build (e.g. one from before a fix,
 //! to see the cases fail there).
@@ -44,10 +44,22 @@ struct Case {
 }
 
 fn load_cases() -> Vec<Case> {
-    // A test of the lanejit-cli package (the one that builds the binary), whose manifest is in cli/.
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hostile/cases.yaml");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    // A test of the lanejit-cli package (the one that builds the binary), whose manifest is in cli/. Every
+    // `*.yaml` file of tests/hostile/ holds cases (one file per issue or surface), read in name order.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hostile");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    let mut cases = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let more: Vec<Case> = serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        cases.extend(more);
+    }
+    cases
 }
 
 fn hex_bytes(hex: &str) -> Vec<u8> {

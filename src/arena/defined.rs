@@ -21,7 +21,7 @@ pub(super) struct DefinedBits {
 
 impl DefinedBits {
     fn new(capacity: u64) -> std::io::Result<DefinedBits> {
-        Ok(DefinedBits { bits: MmapMut::map_anon(capacity.div_ceil(8) as usize)?, all_live_defined: false })
+        Ok(DefinedBits { bits: super::reserve(capacity.div_ceil(8) as usize)?, all_live_defined: false })
     }
 
     /// Sets (or clears) the bits of mapping bytes `[off, off + len)`.

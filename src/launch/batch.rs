@@ -116,7 +116,7 @@ impl Worker<'_, '_> {
         let mut b = Batch::new(cx, range.clone());
         while b.wg < b.end {
             if preempted(cx, b.wg) {
-                return;
+                return self.count_started(range.start, &b, false);
             }
             // A workgroup starts here when `Batch::next` did not cross into it: clear its shared memory.
             if b.wave() == 0 && cx.shared_bytes > 0 {
@@ -128,22 +128,31 @@ impl Worker<'_, '_> {
                 &mut self.waves[0],
                 b.wave(),
                 env.wg_id,
-                cx.facts.writes_launch_abi || !self.started || cx.starts.len() > 1,
+                cx.facts.writes_launch_abi || !self.set_up || cx.starts.len() > 1,
             );
-            self.started = true;
+            self.set_up = true;
             match self.run_batch(&mut b, &mut env) {
                 Ok(true) => {}
-                Ok(false) => return,
+                Ok(false) => return self.count_started(range.start, &b, true),
                 Err(t) => {
                     note_trap(cx, b.wg, t);
-                    return;
+                    return self.count_started(range.start, &b, true);
                 }
             }
             b.step();
         }
+        self.count_started(range.start, &b, false);
         if let Err(t) = self.flush() {
             note_trap(cx, range.end - 1, t);
         }
+    }
+
+    /// Counts the waves and workgroups started from `first` (the worker's first workgroup) up to where `b`
+    /// stands: every wave before it, and the one there when it has run (`running`).
+    fn count_started(&mut self, first: u64, b: &Batch, running: bool) {
+        let before = (b.wg - first) * self.cx.starts.len() as u64 + b.wave() as u64;
+        self.started[1] += before + running as u64;
+        self.started[0] += b.wg - first + (running || b.wave() > 0) as u64;
     }
 
     /// Runs from the wave `b` names (set up in the wave state) until a wave ends and `b` gives no next one

@@ -35,8 +35,10 @@ pub(crate) fn launch_checked(device: &Device, kernel: &Kernel, cfg: &LaunchConfi
         }
     }
     let findings = std::mem::take(&mut run.findings).into_vec();
+    cx.started[0].fetch_add(run.started[0], Relaxed);
+    cx.started[1].fetch_add(run.started[1], Relaxed);
     drop(run);
-    match finish(cx, count) {
+    match finish(cx) {
         Ok(stats) => Ok(LaunchStats { findings, ..stats }),
         Err(LaunchError::Trap { trap, stats }) => {
             Err(LaunchError::Trap { trap, stats: LaunchStats { findings, ..stats } })
@@ -71,6 +73,8 @@ struct CheckedRun<'c, 'a> {
     /// Instructions retired since the last flush.
     retired: u64,
     lane_ops: u64,
+    /// Workgroups and waves started (`LaunchStats::workgroups`, `waves`).
+    started: [u64; 2],
     last: ([u32; 3], u32, u32),
 }
 
@@ -94,6 +98,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
             findings: Findings::default(),
             retired: 0,
             lane_ops: 0,
+            started: [0, 0],
             last: ([0; 3], 0, 0),
         }
     }
@@ -113,12 +118,17 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         self.at_barrier.fill(None);
         self.ended.clear();
         let mut status = vec![WaveStatus::Running; self.waves.len()];
+        // The scheduler starts the waves in index order: those started are the first `waves`.
+        let mut waves = 0;
         let result = schedule_workgroup(&mut status, |wi| {
+            waves = waves.max(wi + 1);
             if self.at_barrier[wi].is_some() {
                 self.barrier_released();
             }
             self.turn(wi, wg_id)
         });
+        self.started[0] += 1;
+        self.started[1] += waves as u64;
         result.map_err(|mut t| {
             t.workgroup = wg_id;
             if t.kind == TrapKind::BarrierDeadlock && self.checks.barriers {

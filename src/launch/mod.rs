@@ -125,9 +125,11 @@ pub struct LaunchStats {
     pub interpreted: u64,
     /// Instructions times the lanes active when each ran.
     pub lane_ops: u64,
-    /// Workgroups run (all of the grid, or those started before a trap).
+    /// Workgroups started: the whole grid, or, when a trap (or the budget, deadline or a cancellation) stopped
+    /// the launch, those that had begun by then (on several threads, later workgroups than the trapping one may
+    /// have begun too).
     pub workgroups: u64,
-    /// Waves run.
+    /// Waves started, counted as `workgroups` is.
     pub waves: u64,
     /// Wall-clock time of the launch.
     pub elapsed: Duration,
@@ -182,6 +184,8 @@ struct LaunchCtx<'a> {
     retired: AtomicU64,
     interpreted: AtomicU64,
     lane_ops: AtomicU64,
+    /// Workgroups and waves started (`LaunchStats::workgroups`, `waves`), added by each worker when it is done.
+    started: [AtomicU64; 2],
     /// Set once any workgroup traps; workgroups after the lowest trapping one stop early.
     trapped: AtomicBool,
     first_trap: Mutex<Option<(u64, Trap)>>,
@@ -259,7 +263,7 @@ pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<La
             .install(|| (0..runs).into_par_iter().for_each(run_range)),
         None => (0..runs).into_par_iter().for_each(run_range),
     }
-    finish(cx, count)
+    finish(cx)
 }
 
 /// Runs of consecutive workgroups per worker thread (see `launch`).
@@ -321,7 +325,7 @@ pub fn launch_traced(
         note_trap(&cx, count - 1, t);
     }
     drop(worker);
-    finish(cx, count)
+    finish(cx)
 }
 
 fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Result<LaunchCtx<'a>, LaunchError> {
@@ -356,18 +360,19 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
         retired: AtomicU64::new(0),
         interpreted: AtomicU64::new(0),
         lane_ops: AtomicU64::new(0),
+        started: [AtomicU64::new(0), AtomicU64::new(0)],
         trapped: AtomicBool::new(false),
         first_trap: Mutex::new(None),
     })
 }
 
-fn finish(cx: LaunchCtx, count: u64) -> Result<LaunchStats, LaunchError> {
+fn finish(cx: LaunchCtx) -> Result<LaunchStats, LaunchError> {
     let stats = LaunchStats {
         retired: cx.retired.load(Relaxed),
         interpreted: cx.interpreted.load(Relaxed),
         lane_ops: cx.lane_ops.load(Relaxed),
-        workgroups: count,
-        waves: count * cx.env.wave_count as u64,
+        workgroups: cx.started[0].load(Relaxed),
+        waves: cx.started[1].load(Relaxed),
         elapsed: cx.start.elapsed(),
         findings: Vec::new(),
     };
@@ -413,10 +418,12 @@ struct Worker<'c, 'a> {
     windows: WindowCache,
     retired: u64,
     lane_ops: u64,
+    /// Workgroups and waves this worker started (added to the launch's count when it is dropped).
+    started: [u64; 2],
     /// The wave that ran last (workgroup, wave, pc), named by a budget or deadline trap.
     last: ([u32; 3], u32, u32),
     /// A workgroup has been set up (the wave states hold the ABI's launch-wide values).
-    started: bool,
+    set_up: bool,
 }
 
 /// Instructions a worker retires before it adds them to the launch's count and checks the budget and the
@@ -436,8 +443,9 @@ impl<'c, 'a> Worker<'c, 'a> {
             windows: WindowCache::default(),
             retired: 0,
             lane_ops: 0,
+            started: [0, 0],
             last: ([0; 3], 0, 0),
-            started: false,
+            set_up: false,
         }
     }
 
@@ -448,11 +456,11 @@ impl<'c, 'a> Worker<'c, 'a> {
     fn start_workgroup(&mut self, wg_id: [u32; 3]) {
         let cx = self.cx;
         if !cx.one_state {
-            let whole_abi = cx.facts.writes_launch_abi || !self.started;
+            let whole_abi = cx.facts.writes_launch_abi || !self.set_up;
             for wi in 0..self.waves.len() {
                 self.reset_wave(wi, wi, wg_id, whole_abi);
             }
-            self.started = true;
+            self.set_up = true;
         }
         self.status.fill(WaveStatus::Running);
         // (Most kernels have neither: skip the calls.)
@@ -471,9 +479,9 @@ impl<'c, 'a> Worker<'c, 'a> {
     /// Sets up wave `wi` in the one shared wave state before it starts (see `LaunchCtx::one_state`); the ids
     /// are rewritten unless every wave of every workgroup has the same (one wave per workgroup).
     fn start_shared_wave(&mut self, wi: usize, wg_id: [u32; 3]) {
-        let whole_abi = self.cx.facts.writes_launch_abi || !self.started || self.cx.starts.len() > 1;
+        let whole_abi = self.cx.facts.writes_launch_abi || !self.set_up || self.cx.starts.len() > 1;
         self.reset_wave(0, wi, wg_id, whole_abi);
-        self.started = true;
+        self.set_up = true;
     }
 
     fn run_workgroup(
@@ -492,7 +500,10 @@ impl<'c, 'a> Worker<'c, 'a> {
         };
         // The scheduler owns the statuses while it runs (the waves' closure borrows the rest of the worker).
         let mut status = std::mem::take(&mut self.status);
+        // The scheduler starts the waves in index order: those started are the first `waves`.
+        let mut waves = 0;
         let result = schedule_workgroup(&mut status, |wi| {
+            waves = waves.max(wi + 1);
             let slot = if cx.one_state {
                 self.start_shared_wave(wi, wg_id);
                 0
@@ -540,6 +551,8 @@ impl<'c, 'a> Worker<'c, 'a> {
             }
         });
         self.status = status;
+        self.started[0] += 1;
+        self.started[1] += waves as u64;
         // A deadlock names the wave that waits at a different barrier (`schedule` sets it).
         result.map_err(|mut t| {
             t.workgroup = wg_id;
@@ -567,6 +580,8 @@ impl Drop for Worker<'_, '_> {
         self.cx.retired.fetch_add(self.retired, Relaxed);
         self.cx.interpreted.fetch_add(self.windows.interpreted, Relaxed);
         self.cx.lane_ops.fetch_add(self.lane_ops, Relaxed);
+        self.cx.started[0].fetch_add(self.started[0], Relaxed);
+        self.cx.started[1].fetch_add(self.started[1], Relaxed);
     }
 }
 
