@@ -103,6 +103,38 @@ typedef struct LjKernelInfo {
   uint32_t words;
 } LjKernelInfo;
 
+// An image as `lj_image_layout` and `lj_image_descriptor` take it.
+typedef struct LjImageSpec {
+  // 0 1d, 1 2d, 2 3d, 3 1d_array, 4 2d_array (the ISA's `dim` codes).
+  uint32_t dim;
+  // 0 r32ui, 1 r32f, 2 rgba8, 3 rgba16f, 4 rgba32f (the descriptor's D6 codes).
+  uint32_t format;
+  // Width in texels.
+  uint32_t width;
+  // Height in texels (1 for 1d and 1d_array).
+  uint32_t height;
+  // Depth (3d) or layer count (arrays); 1 for 1d and 2d.
+  uint32_t layers;
+  // Row pitch in bytes; 0: rows packed (`width × texel bytes`).
+  uint32_t pitch;
+  // The sampler word D7 (bit 0 filter, bits 2:1, 4:3, 6:5 addressing of x, y, z).
+  uint32_t sampler;
+} LjImageSpec;
+
+// An image's checked geometry.
+typedef struct LjImageLayout {
+  // Row pitch in bytes.
+  uint32_t pitch;
+  // Bytes of one texel.
+  uint32_t texel_bytes;
+  // Bytes of one row of texels.
+  uint64_t row_bytes;
+  // Rows in all (height × layers).
+  uint64_t rows;
+  // Bytes of device memory the image spans (allocate this many).
+  uint64_t device_bytes;
+} LjImageLayout;
+
 // A launch's settings; start from [`lj_launch_config_default`].
 typedef struct LjLaunchConfig {
   // Workgroups in x, y, z (each at least 1).
@@ -177,38 +209,6 @@ typedef struct LjTrap {
   uint32_t code;
 } LjTrap;
 
-// An image as `lj_image_layout` and `lj_image_descriptor` take it.
-typedef struct LjImageSpec {
-  // 0 1d, 1 2d, 2 3d, 3 1d_array, 4 2d_array (the ISA's `dim` codes).
-  uint32_t dim;
-  // 0 r32ui, 1 r32f, 2 rgba8, 3 rgba16f, 4 rgba32f (the descriptor's D6 codes).
-  uint32_t format;
-  // Width in texels.
-  uint32_t width;
-  // Height in texels (1 for 1d and 1d_array).
-  uint32_t height;
-  // Depth (3d) or layer count (arrays); 1 for 1d and 2d.
-  uint32_t layers;
-  // Row pitch in bytes; 0: rows packed (`width × texel bytes`).
-  uint32_t pitch;
-  // The sampler word D7 (bit 0 filter, bits 2:1, 4:3, 6:5 addressing of x, y, z).
-  uint32_t sampler;
-} LjImageSpec;
-
-// An image's checked geometry.
-typedef struct LjImageLayout {
-  // Row pitch in bytes.
-  uint32_t pitch;
-  // Bytes of one texel.
-  uint32_t texel_bytes;
-  // Bytes of one row of texels.
-  uint64_t row_bytes;
-  // Rows in all (height × layers).
-  uint64_t rows;
-  // Bytes of device memory the image spans (allocate this many).
-  uint64_t device_bytes;
-} LjImageLayout;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -216,7 +216,8 @@ extern "C" {
 // The library's version, e.g. "0.1.0" (static storage).
 const char *lj_version(void);
 
-// The message of the calling thread's last failed call ("" if none), valid until its next call.
+// The message of the calling thread's last call that returns a status: "" if it succeeded (each such call
+// clears the message first), else why it failed. Valid until the thread's next call.
 const char *lj_last_error(void);
 
 // A device with `capacity_bytes` of address space (0: the default, 4 GiB reserved, pages committed when touched).
@@ -289,9 +290,6 @@ const char *lj_kernel_name(const struct LjKernel *kernel);
 // The kernel's workgroup size, memory and argument sizes.
 enum LjStatus lj_kernel_info(const struct LjKernel *kernel, struct LjKernelInfo *out);
 
-// The defaults: one workgroup of the kernel's size, no arguments, the JIT, the default budget and deadline.
-struct LjLaunchConfig lj_launch_config_default(void);
-
 // A cancellation handle, not yet cancelled (release with [`lj_cancel_free`] after the launches using it).
 enum LjStatus lj_cancel_new(struct LjCancel **out);
 
@@ -301,18 +299,10 @@ enum LjStatus lj_cancel(const struct LjCancel *cancel);
 // Releases a cancellation handle (NULL is ignored). No launch may still be using it.
 void lj_cancel_free(struct LjCancel *cancel);
 
-// Launches `kernel` on `device` and waits for it. `stats_out` (may be NULL) receives the statistics, also of
-// a trapped launch; `trap_out` (may be NULL) the trap report when the result is `LJ_STATUS_TRAP`. Writes a
-// trapped launch made before its trap stay in device memory.
-enum LjStatus lj_launch(const struct LjDevice *device,
-                        const struct LjKernel *kernel,
-                        const struct LjLaunchConfig *config,
-                        struct LjStats *stats_out,
-                        struct LjTrap *trap_out);
-
 // The checkers' findings of the calling thread's last `lj_launch` (also of one that trapped), as a JSON array
-// of objects, "[]" when it found nothing or ran no checker; valid until the thread's next launch. Each object
-// names its `check` (wait, race, barrier, uninit), the pcs, source lines, waves and lanes.
+// of objects, "[]" when it found nothing, ran no checker or was refused (bad input, a compile failure); valid
+// until the thread's next launch. Each object names its `check` (wait, race, barrier, uninit), the pcs, source
+// lines, waves and lanes.
 const char *lj_last_findings(void);
 
 // From now on the device remembers which bytes of its memory hold a written value, for `LJ_CHECK_BUFFERS`:
@@ -330,6 +320,18 @@ enum LjStatus lj_image_layout(const struct LjImageSpec *spec,
 enum LjStatus lj_image_descriptor(const struct LjImageSpec *spec,
                                   uint64_t base,
                                   uint32_t *words_out);
+
+// The defaults: one workgroup of the kernel's size, no arguments, the JIT, the default budget and deadline.
+struct LjLaunchConfig lj_launch_config_default(void);
+
+// Launches `kernel` on `device` and waits for it. `stats_out` (may be NULL) receives the statistics, also of
+// a trapped launch (the work up to the trap); `trap_out` (may be NULL) the trap report when the result is
+// `LJ_STATUS_TRAP`. Writes a trapped launch made before its trap stay in device memory.
+enum LjStatus lj_launch(const struct LjDevice *device,
+                        const struct LjKernel *kernel,
+                        const struct LjLaunchConfig *config,
+                        struct LjStats *stats_out,
+                        struct LjTrap *trap_out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -39,16 +39,31 @@ thread_local! {
     static LAST_FINDINGS: RefCell<CString> = RefCell::new(c"[]".to_owned());
 }
 
+/// Empties the calling thread's findings ("[]"), allocating nothing when they already are (every launch calls
+/// this first, so that a launch refused before it ran leaves none of the previous launch's).
+pub(crate) fn clear_last_findings() {
+    LAST_FINDINGS.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.as_bytes() != b"[]" {
+            *f = c"[]".to_owned();
+        }
+    });
+}
+
 /// Keeps `findings` as the calling thread's last launch's (JSON; "[]" for none).
 pub(crate) fn set_last_findings(findings: &[Finding]) {
+    if findings.is_empty() {
+        return clear_last_findings();
+    }
     let text = render_json(findings).to_string();
     let c = CString::new(text.replace('\0', "\\u0000")).unwrap_or_default();
     LAST_FINDINGS.with(|f| *f.borrow_mut() = c);
 }
 
 /// The checkers' findings of the calling thread's last `lj_launch` (also of one that trapped), as a JSON array
-/// of objects, "[]" when it found nothing or ran no checker; valid until the thread's next launch. Each object
-/// names its `check` (wait, race, barrier, uninit), the pcs, source lines, waves and lanes.
+/// of objects, "[]" when it found nothing, ran no checker or was refused (bad input, a compile failure); valid
+/// until the thread's next launch. Each object names its `check` (wait, race, barrier, uninit), the pcs, source
+/// lines, waves and lanes.
 #[no_mangle]
 pub extern "C" fn lj_last_findings() -> *const c_char {
     LAST_FINDINGS.with(|f| f.borrow().as_ptr())

@@ -1,7 +1,7 @@
 //! Images for the image instructions: the checked layout and the 8 descriptor words of an image the caller
 //! allocates (`lj_alloc` of `device_bytes`) and fills row by row at `pitch` (`lj_write`).
 
-use super::{bad, guard, non_null, write_out, LjStatus};
+use super::{bad, guard, non_null, LjStatus, Out};
 use lanejit::image::{Dim, ImageFormat, ImageSpec, Sampler, DESCRIPTOR_WORDS};
 
 /// An image as `lj_image_layout` and `lj_image_descriptor` take it.
@@ -58,7 +58,9 @@ fn checked(spec: &LjImageSpec) -> Result<lanejit::ImageLayout, super::Failure> {
 #[no_mangle]
 pub unsafe extern "C" fn lj_image_layout(spec: *const LjImageSpec, out: *mut LjImageLayout) -> LjStatus {
     guard(|| {
-        let l = checked(unsafe { non_null(spec, "spec") }?)?;
+        let spec = unsafe { non_null(spec, "spec") }?;
+        let out = unsafe { Out::new(out, "out") }?;
+        let l = checked(spec)?;
         let layout = LjImageLayout {
             pitch: l.pitch,
             texel_bytes: l.texel_bytes,
@@ -66,7 +68,7 @@ pub unsafe extern "C" fn lj_image_layout(spec: *const LjImageSpec, out: *mut LjI
             rows: l.rows(),
             device_bytes: l.device_bytes(),
         };
-        unsafe { write_out(out, layout, "out") }?;
+        out.write(layout);
         Ok(LjStatus::Ok)
     })
 }
@@ -76,13 +78,11 @@ pub unsafe extern "C" fn lj_image_layout(spec: *const LjImageSpec, out: *mut LjI
 #[no_mangle]
 pub unsafe extern "C" fn lj_image_descriptor(spec: *const LjImageSpec, base: u64, words_out: *mut u32) -> LjStatus {
     guard(|| {
-        let l = checked(unsafe { non_null(spec, "spec") }?)?;
-        if words_out.is_null() {
-            return Err(bad("words_out is NULL"));
-        }
-        let words = l.descriptor(base).to_words();
+        let spec = unsafe { non_null(spec, "spec") }?;
+        let out = unsafe { Out::new(words_out, "words_out") }?;
+        let words = checked(spec)?.descriptor(base).to_words();
         // SAFETY: the caller gives room for DESCRIPTOR_WORDS words (the header says 8).
-        unsafe { std::ptr::copy_nonoverlapping(words.as_ptr(), words_out, DESCRIPTOR_WORDS) };
+        unsafe { std::ptr::copy_nonoverlapping(words.as_ptr(), out.as_ptr(), DESCRIPTOR_WORDS) };
         Ok(LjStatus::Ok)
     })
 }

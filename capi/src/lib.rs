@@ -7,8 +7,10 @@
 //!   (0 ok, 1 the kernel trapped, 2 bad input), plus [`LjStatus::Failed`] for a failure of the emulator itself
 //!   (out of memory, a JIT compile error, an internal panic);
 //! - after a failure, [`lj_last_error`] returns the message on the calling thread (a trap's full report, an
-//!   assembly error's file, line and column), valid until the thread's next call;
+//!   assembly error's file, line and column), valid until the thread's next call; every function returning a
+//!   status clears it first, so after a success it is "";
 //! - outputs go through pointers the caller owns, written only on success (a trap report on `LJ_STATUS_TRAP`);
+//!   a NULL where an output is required is bad input found before anything is made, so nothing leaks;
 //! - every handle made by a `_new`/`_from_` function is released by its `_free` function, which accepts NULL;
 //! - a NULL pointer where one is required is bad input, never a crash, and no panic crosses the boundary.
 
@@ -17,17 +19,19 @@
 
 mod check;
 mod image;
+mod launch;
 pub use check::{
     lj_device_track_uninit_memory, lj_last_findings, LJ_CHECK_BARRIERS, LJ_CHECK_BUFFERS, LJ_CHECK_RACES,
     LJ_CHECK_UNINIT, LJ_CHECK_WAITS,
 };
 pub use image::{lj_image_descriptor, lj_image_layout, LjImageLayout, LjImageSpec};
+pub use launch::{lj_launch, lj_launch_config_default};
 
-use lanejit::{CancelToken, Device, Engine, Kernel, LaunchConfig, LaunchError, LaunchStats, Module, Trap, TrapKind};
+use lanejit::{CancelToken, Device, Kernel, Module};
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Duration;
+use std::ptr::NonNull;
 
 /// Lanes of a wave (the width of [`LjTrap::addresses`]).
 pub const LJ_LANES: usize = 32;
@@ -220,8 +224,20 @@ fn set_last_error(msg: &str) {
     LAST_ERROR.with(|e| *e.borrow_mut() = c);
 }
 
-/// Runs `f`, turning its error and any panic into a status and the thread's last error.
+/// Empties the thread's last error, allocating nothing when it already is empty (every launch passes here).
+fn clear_last_error() {
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        if !e.is_empty() {
+            *e = CString::default();
+        }
+    });
+}
+
+/// Runs `f`, turning its error and any panic into a status and the thread's last error. The message is cleared
+/// first, so that after a success `lj_last_error` is not an older call's failure (issue 39).
 fn guard(f: impl FnOnce() -> Result<LjStatus, Failure>) -> LjStatus {
+    clear_last_error();
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(status)) => status,
         Ok(Err(Failure(status, msg))) => {
@@ -258,10 +274,38 @@ unsafe fn c_str<'a>(p: *const c_char, what: &str) -> Result<&'a str, Failure> {
     s.to_str().map_err(|_| bad(format!("{what} is not UTF-8")))
 }
 
-unsafe fn write_out<T>(out: *mut T, value: T, what: &str) -> Result<(), Failure> {
-    let slot = unsafe { out.as_mut() }.ok_or_else(|| bad(format!("{what} is NULL")))?;
-    *slot = value;
-    Ok(())
+/// An output pointer of the caller's. Every function takes its outputs as these before it makes anything: a
+/// NULL found only after making a device, buffer or handle leaked it (issue 39: each `lj_device_new(0, NULL)`
+/// kept a 4 GiB reservation until the address space ran out).
+pub(crate) struct Out<T>(NonNull<T>);
+
+impl<T> Out<T> {
+    /// `p`, or bad input naming `what` when it is NULL. The caller vouches that a non-NULL `p` points to memory
+    /// for a `T` it may write.
+    pub(crate) unsafe fn new(p: *mut T, what: &str) -> Result<Out<T>, Failure> {
+        NonNull::new(p).map(Out).ok_or_else(|| bad(format!("{what} is NULL")))
+    }
+
+    /// An optional output: `None` for NULL (same contract as [`Out::new`]).
+    pub(crate) unsafe fn optional(p: *mut T) -> Option<Out<T>> {
+        NonNull::new(p).map(Out)
+    }
+
+    /// Stores `value` without reading or dropping what was there: C's memory may be uninitialised.
+    pub(crate) fn write(self, value: T) {
+        // SAFETY: `new`'s caller vouched for the pointer; a raw write makes no reference to the old contents.
+        unsafe { self.0.as_ptr().write(value) }
+    }
+
+    /// The pointer, for writing several `T`s (the caller's contract says how many there is room for).
+    pub(crate) fn as_ptr(&self) -> *mut T {
+        self.0.as_ptr()
+    }
+}
+
+/// A handle for C: the value boxed, ownership passed to the caller (its `_free` function takes it back).
+fn handle<T>(value: T) -> *mut T {
+    Box::into_raw(Box::new(value))
 }
 
 /// The library's version, e.g. "0.1.0" (static storage).
@@ -270,7 +314,8 @@ pub extern "C" fn lj_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-/// The message of the calling thread's last failed call ("" if none), valid until its next call.
+/// The message of the calling thread's last call that returns a status: "" if it succeeded (each such call
+/// clears the message first), else why it failed. Valid until the thread's next call.
 #[no_mangle]
 pub extern "C" fn lj_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
@@ -280,9 +325,10 @@ pub extern "C" fn lj_last_error() -> *const c_char {
 #[no_mangle]
 pub unsafe extern "C" fn lj_device_new(capacity_bytes: u64, out: *mut *mut LjDevice) -> LjStatus {
     guard(|| {
+        let out = unsafe { Out::new(out, "out") }?;
         let device = if capacity_bytes == 0 { Device::new() } else { Device::with_capacity(capacity_bytes) };
         let device = device.map_err(|e| Failure(LjStatus::Failed, format!("cannot make the device: {e}")))?;
-        unsafe { write_out(out, Box::into_raw(Box::new(LjDevice(device))), "out") }?;
+        out.write(handle(LjDevice(device)));
         Ok(LjStatus::Ok)
     })
 }
@@ -300,8 +346,9 @@ pub unsafe extern "C" fn lj_device_free(device: *mut LjDevice) {
 pub unsafe extern "C" fn lj_alloc(device: *const LjDevice, bytes: u64, addr_out: *mut u64) -> LjStatus {
     guard(|| {
         let d = unsafe { non_null(device, "device") }?;
+        let out = unsafe { Out::new(addr_out, "addr_out") }?;
         let a = d.0.alloc(bytes).map_err(|e| Failure(LjStatus::Failed, e.to_string()))?;
-        unsafe { write_out(addr_out, a.addr, "addr_out") }?;
+        out.write(a.addr);
         Ok(LjStatus::Ok)
     })
 }
@@ -317,8 +364,9 @@ pub unsafe extern "C" fn lj_alloc_const(
     guard(|| {
         let d = unsafe { non_null(device, "device") }?;
         let data = unsafe { bytes(data, len, "data") }?;
+        let out = unsafe { Out::new(addr_out, "addr_out") }?;
         let a = d.0.alloc_const(data).map_err(|e| Failure(LjStatus::Failed, e.to_string()))?;
-        unsafe { write_out(addr_out, a.addr, "addr_out") }?;
+        out.write(a.addr);
         Ok(LjStatus::Ok)
     })
 }
@@ -360,10 +408,9 @@ pub unsafe extern "C" fn lj_read(device: *const LjDevice, addr: u64, out: *mut u
     })
 }
 
-fn boxed_kernel(kernel: Kernel, out: *mut *mut LjKernel) -> Result<LjStatus, Failure> {
+fn kernel_handle(kernel: Kernel) -> *mut LjKernel {
     let name = CString::new(kernel.program.meta.name.clone()).unwrap_or_default();
-    unsafe { write_out(out, Box::into_raw(Box::new(LjKernel { kernel, name })), "out") }?;
-    Ok(LjStatus::Ok)
+    handle(LjKernel { kernel, name })
 }
 
 /// Assembles `source` (`file_name` names it in error messages: file:line:col).
@@ -374,9 +421,10 @@ pub unsafe extern "C" fn lj_kernel_from_asm(
     out: *mut *mut LjKernel,
 ) -> LjStatus {
     guard(|| {
+        let out = unsafe { Out::new(out, "out") }?;
         let (file, src) = unsafe { (c_str(file_name, "file_name")?, c_str(source, "source")?) };
-        let kernel = Kernel::from_asm(file, src).map_err(|e| bad(e.to_string()))?;
-        boxed_kernel(kernel, out)
+        out.write(kernel_handle(Kernel::from_asm(file, src).map_err(|e| bad(e.to_string()))?));
+        Ok(LjStatus::Ok)
     })
 }
 
@@ -384,15 +432,16 @@ pub unsafe extern "C" fn lj_kernel_from_asm(
 #[no_mangle]
 pub unsafe extern "C" fn lj_kernel_from_bytes(data: *const u8, len: usize, out: *mut *mut LjKernel) -> LjStatus {
     guard(|| {
+        let out = unsafe { Out::new(out, "out") }?;
         let data = unsafe { bytes(data, len, "data") }?;
-        boxed_kernel(Kernel::from_bytes(data).map_err(|e| bad(e.to_string()))?, out)
+        out.write(kernel_handle(Kernel::from_bytes(data).map_err(|e| bad(e.to_string()))?));
+        Ok(LjStatus::Ok)
     })
 }
 
-fn boxed_module(module: Module, out: *mut *mut LjModule) -> Result<LjStatus, Failure> {
+fn module_handle(module: Module) -> *mut LjModule {
     let names = module.names().map(|n| CString::new(n).unwrap_or_default()).collect();
-    unsafe { write_out(out, Box::into_raw(Box::new(LjModule { module, names })), "out") }?;
-    Ok(LjStatus::Ok)
+    handle(LjModule { module, names })
 }
 
 /// Assembles every kernel of `source` (each `.kernel` directive starts one); errors name file:line:col.
@@ -403,8 +452,10 @@ pub unsafe extern "C" fn lj_module_from_asm(
     out: *mut *mut LjModule,
 ) -> LjStatus {
     guard(|| {
+        let out = unsafe { Out::new(out, "out") }?;
         let (file, src) = unsafe { (c_str(file_name, "file_name")?, c_str(source, "source")?) };
-        boxed_module(Module::from_asm(file, src).map_err(|e| bad(e.to_string()))?, out)
+        out.write(module_handle(Module::from_asm(file, src).map_err(|e| bad(e.to_string()))?));
+        Ok(LjStatus::Ok)
     })
 }
 
@@ -412,8 +463,10 @@ pub unsafe extern "C" fn lj_module_from_asm(
 #[no_mangle]
 pub unsafe extern "C" fn lj_module_from_bytes(data: *const u8, len: usize, out: *mut *mut LjModule) -> LjStatus {
     guard(|| {
+        let out = unsafe { Out::new(out, "out") }?;
         let data = unsafe { bytes(data, len, "data") }?;
-        boxed_module(Module::from_bytes(data).map_err(|e| bad(e.to_string()))?, out)
+        out.write(module_handle(Module::from_bytes(data).map_err(|e| bad(e.to_string()))?));
+        Ok(LjStatus::Ok)
     })
 }
 
@@ -440,13 +493,15 @@ pub unsafe extern "C" fn lj_module_kernel(
     guard(|| {
         let m = unsafe { non_null(module, "module") }?;
         let name = unsafe { c_str(name, "name") }?;
+        let out = unsafe { Out::new(out, "out") }?;
         let k = m.module.kernel(name).ok_or_else(|| {
             bad(format!(
                 "no kernel `{name}` in the module (it has: {})",
                 m.module.names().collect::<Vec<_>>().join(", ")
             ))
         })?;
-        boxed_kernel(k.clone(), out)
+        out.write(kernel_handle(k.clone()));
+        Ok(LjStatus::Ok)
     })
 }
 
@@ -477,6 +532,7 @@ pub unsafe extern "C" fn lj_kernel_name(kernel: *const LjKernel) -> *const c_cha
 pub unsafe extern "C" fn lj_kernel_info(kernel: *const LjKernel, out: *mut LjKernelInfo) -> LjStatus {
     guard(|| {
         let k = &unsafe { non_null(kernel, "kernel") }?.kernel;
+        let out = unsafe { Out::new(out, "out") }?;
         let m = &k.program.meta;
         let info = LjKernelInfo {
             workgroup: m.workgroup,
@@ -485,35 +541,16 @@ pub unsafe extern "C" fn lj_kernel_info(kernel: *const LjKernel, out: *mut LjKer
             arg_bytes: m.arg_bytes,
             words: k.program.words.len() as u32,
         };
-        unsafe { write_out(out, info, "out") }?;
+        out.write(info);
         Ok(LjStatus::Ok)
     })
-}
-
-/// The defaults: one workgroup of the kernel's size, no arguments, the JIT, the default budget and deadline.
-#[no_mangle]
-pub extern "C" fn lj_launch_config_default() -> LjLaunchConfig {
-    LjLaunchConfig {
-        grid: [1, 1, 1],
-        workgroup: [0, 0, 0],
-        args: std::ptr::null(),
-        args_len: 0,
-        shared_bytes: LJ_FROM_KERNEL,
-        private_bytes: LJ_FROM_KERNEL,
-        budget: 0,
-        deadline_ms: 0,
-        engine: LjEngine::Jit as u32,
-        threads: 0,
-        cancel: std::ptr::null(),
-        checks: 0,
-    }
 }
 
 /// A cancellation handle, not yet cancelled (release with [`lj_cancel_free`] after the launches using it).
 #[no_mangle]
 pub unsafe extern "C" fn lj_cancel_new(out: *mut *mut LjCancel) -> LjStatus {
     guard(|| {
-        unsafe { write_out(out, Box::into_raw(Box::new(LjCancel(CancelToken::new()))), "out") }?;
+        unsafe { Out::new(out, "out") }?.write(handle(LjCancel(CancelToken::new())));
         Ok(LjStatus::Ok)
     })
 }
@@ -533,111 +570,4 @@ pub unsafe extern "C" fn lj_cancel_free(cancel: *mut LjCancel) {
     if !cancel.is_null() {
         drop(unsafe { Box::from_raw(cancel) });
     }
-}
-
-fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure> {
-    let defaults = LaunchConfig::default();
-    let from_kernel = |v: u32| (v != LJ_FROM_KERNEL).then_some(v);
-    let engine = match c.engine {
-        0 => Engine::Interp,
-        1 => Engine::Jit,
-        2 => Engine::Auto,
-        other => return Err(bad(format!("engine {other} is none of LJ_ENGINE_INTERP, _JIT, _AUTO"))),
-    };
-    Ok(LaunchConfig {
-        grid: c.grid,
-        workgroup: (c.workgroup != [0; 3]).then_some(c.workgroup),
-        args: unsafe { bytes(c.args, c.args_len, "config.args") }?.to_vec(),
-        shared_bytes: from_kernel(c.shared_bytes),
-        private_bytes: from_kernel(c.private_bytes),
-        budget: if c.budget == 0 { defaults.budget } else { c.budget },
-        deadline: match c.deadline_ms {
-            0 => defaults.deadline,
-            LJ_NO_DEADLINE => None,
-            ms => Some(Duration::from_millis(ms)),
-        },
-        engine,
-        threads: (c.threads != 0).then_some(c.threads as usize),
-        check: check::checks(c.checks)?,
-        cancel: unsafe { c.cancel.as_ref() }.map(|t| t.0.clone()),
-    })
-}
-
-fn stats(s: &LaunchStats) -> LjStats {
-    LjStats {
-        retired: s.retired,
-        interpreted: s.interpreted,
-        lane_ops: s.lane_ops,
-        workgroups: s.workgroups,
-        waves: s.waves,
-        elapsed_ns: s.elapsed.as_nanos().min(u64::MAX as u128) as u64,
-        findings: s.findings.len() as u64,
-    }
-}
-
-fn trap_kind(k: TrapKind) -> LjTrapKind {
-    match k {
-        TrapKind::IllegalInsn => LjTrapKind::IllegalInsn,
-        TrapKind::MemoryFault => LjTrapKind::MemoryFault,
-        TrapKind::Misaligned => LjTrapKind::Misaligned,
-        TrapKind::UserTrap => LjTrapKind::UserTrap,
-        TrapKind::Breakpoint => LjTrapKind::Breakpoint,
-        TrapKind::PcOutOfRange => LjTrapKind::PcOutOfRange,
-        TrapKind::BarrierDeadlock => LjTrapKind::BarrierDeadlock,
-        TrapKind::BudgetExceeded => LjTrapKind::BudgetExceeded,
-        TrapKind::DeadlineExceeded => LjTrapKind::DeadlineExceeded,
-        TrapKind::Cancelled => LjTrapKind::Cancelled,
-    }
-}
-
-fn trap_report(t: &Trap) -> LjTrap {
-    let mut addresses = [0; LJ_LANES];
-    let n = t.addrs.len().min(LJ_LANES);
-    addresses[..n].copy_from_slice(&t.addrs[..n]);
-    LjTrap {
-        kind: trap_kind(t.kind),
-        pc: t.pc,
-        workgroup: t.workgroup,
-        wave: t.wave,
-        lanes: t.lanes,
-        addresses,
-        address_count: n as u32,
-        has_code: t.code.is_some() as u32,
-        code: t.code.unwrap_or(0),
-    }
-}
-
-/// Launches `kernel` on `device` and waits for it. `stats_out` (may be NULL) receives the statistics, also of
-/// a trapped launch; `trap_out` (may be NULL) the trap report when the result is `LJ_STATUS_TRAP`. Writes a
-/// trapped launch made before its trap stay in device memory.
-#[no_mangle]
-pub unsafe extern "C" fn lj_launch(
-    device: *const LjDevice,
-    kernel: *const LjKernel,
-    config: *const LjLaunchConfig,
-    stats_out: *mut LjStats,
-    trap_out: *mut LjTrap,
-) -> LjStatus {
-    guard(|| {
-        let d = unsafe { non_null(device, "device") }?;
-        let k = unsafe { non_null(kernel, "kernel") }?;
-        let cfg = launch_config(unsafe { non_null(config, "config") }?)?;
-        check::set_last_findings(&[]);
-        let (result, s) = match d.0.launch(&k.kernel, &cfg) {
-            Ok(s) => (Ok(LjStatus::Ok), s),
-            Err(LaunchError::Config(e)) => return Err(bad(e.to_string())),
-            Err(LaunchError::Compile(e)) => return Err(Failure(LjStatus::Failed, e.to_string())),
-            Err(LaunchError::Trap { trap, stats }) => {
-                if let Some(out) = unsafe { trap_out.as_mut() } {
-                    *out = trap_report(&trap);
-                }
-                (Err(Failure(LjStatus::Trap, trap.to_string())), stats)
-            }
-        };
-        check::set_last_findings(&s.findings);
-        if let Some(out) = unsafe { stats_out.as_mut() } {
-            *out = stats(&s);
-        }
-        result
-    })
 }
