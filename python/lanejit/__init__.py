@@ -11,7 +11,8 @@ virtual environment).
     stats = lanejit.Device().launch(k, grid=16, args=[a, b, c, np.uint32(1000)])
     assert (c == a + b).all()
 
-Arguments are packed as the kernel reads them, each at its natural alignment: a numpy array becomes the 8-byte
+Arguments are packed as the kernel reads them, each at its natural alignment: a numpy array of plain data
+(numbers, raw bytes or records of them, datetime64 as int64; not objects or text) becomes the 8-byte
 device address of a buffer holding a copy of it (copied back into the array after the launch, also after a
 trap, unless the array is read-only); a numpy scalar (``np.uint32(5)``, ``np.float32(2.0)``…) its bytes; ``bytes`` are copied as they are.
 Plain Python ``int``/``float`` are refused: their width would be a guess.
@@ -34,6 +35,8 @@ def _pack(args):
     """The argument bytes and the arrays to place in device memory, as (offset in the bytes, array)."""
     out, arrays = bytearray(), []
     for i, a in enumerate(args):
+        if isinstance(a, (np.ndarray, np.generic, memoryview)):
+            _native._check_plain(a, f"argument {i}")  # its dtype or format: plain numbers and bytes only
         if isinstance(a, np.ndarray):
             out += bytes(-len(out) % 8)
             arrays.append((len(out), a))
@@ -59,7 +62,8 @@ def _dims(v, what):
 class Device(_native.Device):
     """Device memory and launches. ``capacity`` is its address space in bytes (0: the default). ``alloc``,
     ``alloc_const``, ``free``, ``write``, ``read`` and ``read_into`` copy straight between device memory and
-    bytes-like objects or numpy arrays."""
+    bytes-like objects or numpy arrays of plain data (numbers, raw bytes, records of them; an array of objects
+    or text raises ``TypeError``)."""
 
     def write(self, addr, data):
         """Copies ``data`` (bytes-like or a numpy array, contiguous or not) to device address ``addr``."""

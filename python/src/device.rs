@@ -4,7 +4,7 @@
 use crate::host::HostBuffer;
 use crate::kernel::Kernel;
 use crate::{error, launch_error, Cancel, Stats, BAD_INPUT, FAILED};
-use lanejit::{Engine, LaunchConfig, LaunchError, LaunchStats};
+use lanejit::{Engine, LaunchConfig, LaunchError, LaunchStats, MemoryError};
 use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -135,8 +135,8 @@ impl Device {
         self.0.free(addr).map_err(|e| error(py, BAD_INPUT, e))
     }
 
-    /// Copies the bytes of `data` (bytes, bytearray, memoryview or a C-contiguous numpy array) to `addr`; the
-    /// range must lie inside one live allocation.
+    /// Copies the bytes of `data` (bytes, bytearray, memoryview or a C-contiguous numpy array, of plain data:
+    /// `plain.rs`) to `addr`; the range must lie inside one live allocation.
     fn write(&self, addr: u64, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = data.py();
         let host = HostBuffer::get(data, "data")?;
@@ -145,11 +145,17 @@ impl Device {
 
     /// The `nbytes` bytes at `addr`, as `bytes`.
     fn read<'py>(&self, py: Python<'py>, addr: u64, nbytes: usize) -> PyResult<Bound<'py, PyBytes>> {
+        // The range is checked before the bytes object is made: `read(a, 4 << 30)` past a small allocation would
+        // otherwise allocate and zero 4 GiB only to fail.
+        let len = nbytes as u64;
+        if self.0.arena.find(addr, len).is_none() {
+            return Err(error(py, BAD_INPUT, MemoryError { addr, len }));
+        }
         PyBytes::new_with(py, nbytes, |out| self.0.read_into(addr, out).map_err(|e| error(py, BAD_INPUT, e)))
     }
 
-    /// Copies device bytes at `addr` into `out` (a writable bytearray, memoryview or C-contiguous numpy array),
-    /// as many as it holds, straight into its memory.
+    /// Copies device bytes at `addr` into `out` (a writable bytearray, memoryview or C-contiguous numpy array, of
+    /// plain data: never Python objects), as many as it holds, straight into its memory.
     fn read_into(&self, addr: u64, out: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = out.py();
         let host = HostBuffer::get(out, "out")?;
@@ -175,7 +181,7 @@ impl Device {
         let mut args = HostBuffer::get(args, "args")?.bytes(py).to_vec();
         let mut placed = Vec::with_capacity(arrays.len());
         for (offset, array) in &arrays {
-            let host = HostBuffer::get(array, "an array argument")?;
+            let host = HostBuffer::get(array, &format!("the array argument at byte {offset} of the block"))?;
             let buffer = device.buffer(host.len().max(1) as u64).map_err(|e| error(py, FAILED, e))?;
             device.write(buffer.addr(), host.bytes(py)).map_err(|e| error(py, FAILED, e))?;
             let block_len = args.len();

@@ -11,6 +11,7 @@
 mod device;
 mod host;
 mod kernel;
+mod plain;
 
 use lanejit::{CancelToken, LaunchError, LaunchStats};
 use pyo3::create_exception;
@@ -161,5 +162,6 @@ fn native_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<kernel::Module>()?;
     m.add_class::<device::Device>()?;
+    m.add_function(wrap_pyfunction!(plain::check_plain, m)?)?;
     Ok(())
 }
