@@ -34,7 +34,7 @@ struct Counts {
 }
 
 impl Counts {
-    fn harvest(&mut self, tiers: &HotBlocks, code: &Code) {
+    fn harvest(&mut self, tiers: &Arc<HotBlocks>, code: &Arc<Code>) {
         if self.unharvested > 0 {
             tiers.harvest(code, &mut self.hits);
             self.unharvested = 0;
@@ -42,7 +42,7 @@ impl Counts {
     }
 
     /// The buffer for one more chunk (harvesting first when enough chunks have been counted).
-    fn next(&mut self, tiers: &HotBlocks, code: &Code) -> &mut [u32] {
+    fn next(&mut self, tiers: &Arc<HotBlocks>, code: &Arc<Code>) -> &mut [u32] {
         if self.unharvested >= HARVEST_EVERY {
             self.harvest(tiers, code);
         }
@@ -84,7 +84,7 @@ impl<'k> Runner<'k> {
     }
 
     /// The tiering state whose compiled code this runner runs.
-    fn hot_blocks(&self) -> &'k HotBlocks {
+    fn hot_blocks(&self) -> &'k Arc<HotBlocks> {
         match self.engine {
             Engine::Auto => &self.kernel.auto_tiering,
             _ => &self.kernel.jit_promotion,

@@ -38,6 +38,8 @@
 pub mod arena;
 pub mod args;
 pub mod check;
+pub mod code_cache;
+mod compile_pool;
 pub mod engine;
 pub mod error;
 pub mod image;
@@ -118,15 +120,23 @@ impl Kernel {
         Kernel::with_program_config(program, CompileConfig::default())
     }
 
+    /// A kernel compiled and tiered as `config` says.
+    pub fn from_program_with(program: Program, config: CompileConfig) -> Kernel {
+        Kernel::with_program_config(program, config)
+    }
+
     fn with_program_config(program: Program, config: CompileConfig) -> Kernel {
-        let code = Arc::new(Code::new(program.words.clone()));
-        let auto_tiering = Arc::new(tier::HotBlocks::new(&code, config.auto_hot, config.jit));
-        let jit_promotion = Arc::new(tier::HotBlocks::new(&code, config.jit_hot, config.jit));
+        let shared = if config.share {
+            code_cache::lookup(&program.words, &config)
+        } else {
+            code_cache::Shared::new(program.words.clone(), &config)
+        };
+        let code_cache::Shared { code, jit, quick, auto_tiering, jit_promotion } = shared;
         Kernel {
             program,
             code,
-            jit: Arc::default(),
-            quick: Arc::default(),
+            jit,
+            quick,
             auto_tiering,
             jit_promotion,
             written: Arc::default(),
@@ -139,7 +149,8 @@ impl Kernel {
         }
     }
 
-    /// The same program compiled and tiered as `config` says: nothing compiled or counted so far is kept.
+    /// The same program compiled and tiered as `config` says: what was compiled or counted for another
+    /// configuration is not used (with `config.share`, kernels of the same words and configuration share it).
     pub fn with_config(self, config: CompileConfig) -> Kernel {
         let lines = self.lines.clone();
         Kernel { lines, ..Kernel::with_program_config(self.program, config) }
@@ -159,6 +170,14 @@ impl Kernel {
     /// How this kernel is compiled and tiered.
     pub fn config(&self) -> &CompileConfig {
         &self.config
+    }
+
+    /// Waits until no background compilation of this kernel's tiering is queued or under way, so that the
+    /// next launch runs the code compiled for every block found hot so far (benchmarks that want the steady
+    /// state; a launch itself never waits).
+    pub fn wait_for_compiles(&self) {
+        self.auto_tiering.wait_idle();
+        self.jit_promotion.wait_idle();
     }
 
     /// The vector and uniform registers some instruction of the kernel may write (at any word offset):

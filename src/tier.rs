@@ -3,7 +3,10 @@
 //! has started `threshold` times joins the hot set, and the kernel is compiled anew with every hot block (or,
 //! for large hot sets, only the new blocks are compiled, onto the current code: see `WHOLE_RECOMPILE_BLOCKS`);
 //! the new code replaces the old for chunks that start afterwards (chunks already running keep theirs).
-//! One thread compiles at a time; the others go on running meanwhile.
+//! Compilations run on the process's compile threads (`compile_pool`, `CompileConfig::compile_threads`), one
+//! per kernel and tier at a time: the launch's workers go on running in the tier they have, and take the new
+//! code at their next chunk. With no compile thread, the worker whose count made blocks hot compiles them
+//! while the others go on.
 
 use lanejit_interp::Code;
 use lanejit_jit::CompiledKernel;
@@ -22,7 +25,7 @@ pub const JIT_HOT_BLOCK: u32 = 64;
 /// How a kernel is compiled and tiered: each [`crate::Kernel`] carries one (`Kernel::with_config`). The library
 /// reads no environment variable; the `lanejit` command maps `LANEJIT_AUTO_HOT`, `LANEJIT_JIT_HOT` and the
 /// `LANEJIT_JIT_*` knobs onto this (`cli::config_from_env`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CompileConfig {
     /// `--engine auto`: starts of a block before it is compiled (0: the whole kernel up front; `u32::MAX`:
     /// never, the interpreter runs everything).
@@ -32,11 +35,58 @@ pub struct CompileConfig {
     pub jit_hot: u32,
     /// Cranelift settings and compile-time reports.
     pub jit: lanejit_jit::JitOptions,
+    /// Compile threads that tiering's compilations run on (shared by the whole process: the most any kernel
+    /// asked for; see `compile_pool`). 0: the worker thread whose count made blocks hot compiles them itself.
+    /// Default: 1 on machines of up to 4 cores, 2 on larger ones.
+    pub compile_threads: usize,
+    /// Test setting: with `Some(seed)`, every background compilation first waits a pseudo-random 0–20 ms drawn
+    /// from the seed and the compilation's number, so that compiled code arrives at arbitrary moments of a
+    /// launch (results must not change). `None` in normal use.
+    pub compile_jitter: Option<u64>,
+    /// Kernels of the same code words and configuration share decoded code, compiled code and tiering state
+    /// through the process's code cache (`code_cache`), so loading a kernel again compiles nothing. Off: the
+    /// kernel has all of them to itself (tests that reset its tiering state, the fuzzer).
+    pub share: bool,
 }
 
 impl Default for CompileConfig {
     fn default() -> Self {
-        CompileConfig { auto_hot: AUTO_HOT_BLOCK, jit_hot: JIT_HOT_BLOCK, jit: lanejit_jit::JitOptions::default() }
+        CompileConfig {
+            auto_hot: AUTO_HOT_BLOCK,
+            jit_hot: JIT_HOT_BLOCK,
+            jit: lanejit_jit::JitOptions::default(),
+            compile_threads: default_compile_threads(),
+            compile_jitter: None,
+            share: true,
+        }
+    }
+}
+
+/// 1 compile thread on machines of up to 4 cores (2 on larger ones): a compilation then takes at most one core
+/// from the launch workers, and at a lower priority than theirs.
+fn default_compile_threads() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if cores <= 4 {
+        1
+    } else {
+        2
+    }
+}
+
+/// Where `HotBlocks` runs its compilations (`CompileConfig::compile_threads`, `compile_jitter`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Background {
+    /// Compile threads to use (0: compile on the thread that found the blocks hot).
+    pub threads: usize,
+    /// Test setting: a seed for random delays before each compilation.
+    pub jitter: Option<u64>,
+}
+
+impl CompileConfig {
+    /// Where this configuration's tiering compiles.
+    pub fn background(&self) -> Background {
+        Background { threads: self.compile_threads, jitter: self.compile_jitter }
     }
 }
 
@@ -67,6 +117,9 @@ pub struct HotBlocks {
     generation: AtomicU64,
     state: Mutex<TierState>,
     options: lanejit_jit::JitOptions,
+    background: Background,
+    /// Compilations started (numbers the jitter's draws).
+    compilations: AtomicU64,
 }
 
 #[derive(Default)]
@@ -90,7 +143,8 @@ thread_local! {
 }
 
 impl HotBlocks {
-    /// Nothing counted yet; blocks are compiled after `threshold` starts with `options`.
+    /// Nothing counted yet; blocks are compiled after `threshold` starts with `options`, on the thread that
+    /// finds them hot (`with_background` hands the compilations to compile threads).
     pub fn new(code: &Code, threshold: u32, options: lanejit_jit::JitOptions) -> HotBlocks {
         let starts: Vec<usize> = lanejit_jit::block_starts(code).iter().map(|&pc| (pc / 4) as usize).collect();
         HotBlocks {
@@ -103,12 +157,21 @@ impl HotBlocks {
             generation: AtomicU64::new(0),
             state: Mutex::new(TierState { hot: vec![false; code.words.len()], ..TierState::default() }),
             options,
+            background: Background::default(),
+            compilations: AtomicU64::new(0),
         }
+    }
+
+    /// The same, compiling where `background` says.
+    pub fn with_background(self, background: Background) -> HotBlocks {
+        HotBlocks { background, ..self }
     }
 
     /// Forgets all counts and compiled code; blocks are compiled after `threshold` starts (0: every block
     /// before the first chunk runs; `u32::MAX`: never).
     pub fn reset(&self, threshold: u32) {
+        // A compilation under way would install code counted before the reset.
+        self.wait_idle();
         let mut st = self.state.lock().expect("tier state");
         st.hot.iter_mut().for_each(|h| *h = false);
         st.current = None;
@@ -152,10 +215,10 @@ impl HotBlocks {
 
     /// Runs `f` with a per-word count buffer (zero at every block start), then adds the counts at block starts to the heat and
     /// compiles the blocks that became hot.
-    pub fn profiled<R>(&self, code: &Code, f: impl FnOnce(&mut [u32]) -> R) -> R {
+    pub fn profiled<R>(self: &Arc<Self>, code: &Arc<Code>, f: impl FnOnce(&mut [u32]) -> R) -> R {
         HITS.with(|cell| {
             let mut buf = cell.borrow_mut();
-            let owner = self as *const HotBlocks as usize;
+            let owner = Arc::as_ptr(self) as usize;
             if buf.0 != owner || buf.1.len() != code.words.len() {
                 *buf = (owner, vec![0; code.words.len()]);
             }
@@ -167,7 +230,7 @@ impl HotBlocks {
 
     /// Adds the block-start counts of `hits` (one per code word) to the heat, clears them, and compiles the
     /// blocks that became hot.
-    pub fn harvest(&self, code: &Code, hits: &mut [u32]) {
+    pub fn harvest(self: &Arc<Self>, code: &Arc<Code>, hits: &mut [u32]) {
         let threshold = self.threshold.load(Relaxed);
         // Only block starts are read (and cleared); other words' counts are never looked at, so they are
         // left to saturate rather than cleared over the whole code after every chunk.
@@ -188,7 +251,7 @@ impl HotBlocks {
 
     /// Compiles every hot or warm block; `crossed` crossings were counted before the heat is read, so the set
     /// holds every block they concern.
-    fn compile_hot(&self, code: &Code, threshold: u32, crossed: usize) {
+    fn compile_hot(self: &Arc<Self>, code: &Arc<Code>, threshold: u32, crossed: usize) {
         let mut hot = vec![false; code.words.len()];
         // Blocks already warm (an eighth of the way) join too: they are likely to become hot soon, and each
         // recompilation costs as much as the whole hot set.
@@ -199,12 +262,51 @@ impl HotBlocks {
         self.compile(code, hot, crossed);
     }
 
-    /// Compiles `hot` unless another thread is compiling (a later chunk's end tries again: `handled` stays
-    /// behind) or it is the set compiled already; either way `crossed` crossings are then handled.
-    fn compile(&self, code: &Code, hot: Vec<bool>, crossed: usize) {
+    /// Compiles `hot` (on a compile thread when there is one) unless a compilation is under way (a later
+    /// chunk's end tries again: `handled` stays behind).
+    fn compile(self: &Arc<Self>, code: &Arc<Code>, hot: Vec<bool>, crossed: usize) {
         if self.compiling.swap(true, Relaxed) {
             return;
         }
+        if self.background.threads == 0 {
+            return self.compile_now(code, hot, crossed);
+        }
+        let (me, code) = (Arc::clone(self), Arc::clone(code));
+        let job = Box::new(move || {
+            me.jitter();
+            me.compile_now(&code, hot, crossed);
+        });
+        // No thread could be started: compile here, as without compile threads.
+        if let Err(job) = crate::compile_pool::submit(self.background.threads, job) {
+            job();
+        }
+    }
+
+    /// Test setting (`CompileConfig::compile_jitter`): waits 0–20 ms, drawn from the seed and this
+    /// compilation's number.
+    fn jitter(&self) {
+        if let Some(seed) = self.background.jitter {
+            let n = self.compilations.fetch_add(1, Relaxed);
+            let mut x = seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            x ^= x >> 33;
+            x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+            x ^= x >> 33;
+            std::thread::sleep(std::time::Duration::from_micros(x % 20_001));
+        }
+    }
+
+    /// Compiles `hot` unless it is the set compiled already; either way `crossed` crossings are then handled
+    /// and the next compilation may start. Called with `compiling` set.
+    fn compile_now(&self, code: &Code, hot: Vec<bool>, crossed: usize) {
+        // Whatever happens below (a panic in Cranelift on a compile thread included), the next compilation
+        // may start.
+        struct Done<'a>(&'a AtomicBool);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Release);
+            }
+        }
+        let _done = Done(&self.compiling);
         let n = hot.iter().filter(|&&h| h).count();
         let (same, base) = {
             let st = self.state.lock().expect("tier state");
@@ -243,7 +345,14 @@ impl HotBlocks {
             }
         }
         self.handled.fetch_max(crossed, Relaxed);
-        self.compiling.store(false, Relaxed);
+    }
+
+    /// Waits until no compilation of this tiering state is queued or under way.
+    pub fn wait_idle(&self) {
+        while self.compiling.load(Acquire) {
+            crate::compile_pool::wait_idle();
+            std::thread::yield_now();
+        }
     }
 }
 

@@ -26,7 +26,10 @@ fn kernel(body: &str) -> Kernel {
         ".kernel huge\n.workgroup {LANES}\n    u.ld.b64 u6, u0, 0\n    wait sm=0\n{body}    csr.r u12, wg_size_x\n    \
          u.mul u12, u2, u12\n    v.add.vu v3, v0, u12\n    v.shl.i v4, v3, 2\n    st.b32 v1, v4, u6, 0\n    end\n"
     );
-    Kernel::from_asm("huge.s", &src).unwrap_or_else(|e| panic!("{e}"))
+    // Compiled on the launch's workers and outside the code cache: the tests below reset and inspect the
+    // tiering state right after a launch.
+    let config = lanejit::tier::CompileConfig { compile_threads: 0, share: false, ..Default::default() };
+    Kernel::from_asm("huge.s", &src).unwrap_or_else(|e| panic!("{e}")).with_config(config)
 }
 
 fn straight_line(n: usize) -> Kernel {

@@ -24,7 +24,9 @@ fn rebuilt_per_example() -> Vec<(&'static str, usize)> {
 /// Runs every example on optimised code only (every block promoted before it runs) and checks its answer.
 fn examples_are_exact() {
     for ex in examples::all() {
-        let kernel = Kernel::from_asm(ex.name, ex.source).unwrap_or_else(|e| panic!("{e}"));
+        // Outside the code cache: the reset below must reach no other test's kernel.
+        let config = lanejit::tier::CompileConfig { share: false, ..Default::default() };
+        let kernel = Kernel::from_asm(ex.name, ex.source).unwrap_or_else(|e| panic!("{e}")).with_config(config);
         kernel.jit_promotion.reset(0);
         let device = Device::new().expect("device");
         let setup = (ex.setup)(&device, Size::Small).expect("setup");

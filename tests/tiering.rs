@@ -4,10 +4,11 @@
 //! and with one and two worker threads (one thread compiles while the other runs the older code), every
 //! example still gives its exact answer; and the compiled set grows only with the blocks that ran.
 
-use lanejit::tier::HotBlocks;
+use lanejit::tier::{CompileConfig, HotBlocks};
 use lanejit::{Device, Engine, Kernel, LaunchConfig};
 use lanejit_cli::examples::{self, Size};
 use lanejit_jit::Tier;
+use std::sync::Arc;
 
 /// Examples with loops, divergence, barriers and atomics: blocks that get hot at different moments.
 const EXAMPLES: [&str; 7] = ["saxpy", "reduce", "scan", "matmul", "divergent", "alu_loop", "histogram"];
@@ -24,7 +25,10 @@ fn tiers_of(kernel: &Kernel, engine: Engine) -> &HotBlocks {
 /// kernel (whose tiering state the caller inspects).
 fn launch(engine: Engine, name: &str, threshold: u32, threads: usize) -> Kernel {
     let ex = examples::by_name(name).expect("bundled example");
-    let kernel = Kernel::from_asm(name, ex.source).unwrap_or_else(|e| panic!("{e}"));
+    // Outside the code cache (the reset must reach no other test's kernel); compiled on the compile threads, so
+    // code arrives at moments the launch does not choose.
+    let config = CompileConfig { share: false, ..Default::default() };
+    let kernel = Kernel::from_asm(name, ex.source).unwrap_or_else(|e| panic!("{e}")).with_config(config);
     tiers_of(&kernel, engine).reset(threshold);
     let device = Device::new().expect("device");
     let setup = (ex.setup)(&device, Size::Small).expect("setup");
@@ -32,6 +36,8 @@ fn launch(engine: Engine, name: &str, threshold: u32, threads: usize) -> Kernel 
     let what = format!("{name} on {engine:?}, threshold {threshold}, {threads} threads");
     device.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{what}: {e}"));
     (setup.check)(&device).unwrap_or_else(|e| panic!("{what}: wrong answer: {e}"));
+    // The callers look at what was compiled.
+    kernel.wait_for_compiles();
     kernel
 }
 
@@ -104,7 +110,7 @@ fn a_block_that_gets_hot_after_a_compilation_with_warm_blocks_is_compiled_too() 
     let ex = examples::by_name("reduce").expect("bundled example");
     let kernel = Kernel::from_asm("reduce", ex.source).unwrap_or_else(|e| panic!("{e}"));
     let threshold = 64;
-    let tiers = HotBlocks::new(&kernel.code, threshold, Default::default());
+    let tiers = Arc::new(HotBlocks::new(&kernel.code, threshold, Default::default()));
     let starts: Vec<usize> = lanejit_jit::block_starts(&kernel.code).iter().map(|&pc| (pc / 4) as usize).collect();
     assert!(starts.len() >= 3, "reduce has several blocks");
     let mut hits = vec![0u32; kernel.code.words.len()];
@@ -118,4 +124,38 @@ fn a_block_that_gets_hot_after_a_compilation_with_warm_blocks_is_compiled_too() 
     tiers.harvest(&kernel.code, &mut hits);
     let second = tiers.current().expect("still compiled").guest_insns;
     assert!(second > first, "the block that got hot later was not compiled ({first} then {second} instructions)");
+}
+
+/// Compiled code that arrives at arbitrary moments of a launch (each background compilation first waits a
+/// random 0–20 ms, `CompileConfig::compile_jitter`) changes no answer and no count: every example on `auto` and
+/// `jit`, at thresholds that make blocks hot mid-launch, retires the instructions and lane-ops the interpreter
+/// does, on one and two worker threads.
+#[test]
+fn answers_and_counts_never_depend_on_when_compiled_code_arrives() {
+    for name in EXAMPLES {
+        let ex = examples::by_name(name).expect("bundled example");
+        let run = |engine: Engine, config: CompileConfig, threads: usize| {
+            let kernel = Kernel::from_asm(name, ex.source).unwrap_or_else(|e| panic!("{e}")).with_config(config);
+            let device = Device::new().expect("device");
+            let setup = (ex.setup)(&device, Size::Small).expect("setup");
+            let cfg = LaunchConfig { engine, threads: Some(threads), ..setup.cfg.clone() };
+            let what = format!("{name} on {engine:?}, {config:?}, {threads} threads");
+            let stats = device.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("{what}: {e}"));
+            (setup.check)(&device).unwrap_or_else(|e| panic!("{what}: wrong answer: {e}"));
+            (stats.retired, stats.lane_ops, stats.workgroups, stats.waves)
+        };
+        let reference = run(Engine::Interp, CompileConfig::default(), 1);
+        for seed in 1..=3u64 {
+            for (engine, threads) in [(Engine::Auto, 1), (Engine::Auto, 2), (Engine::Jit, 2)] {
+                let config = CompileConfig {
+                    share: false,
+                    compile_jitter: Some(seed),
+                    auto_hot: 3,
+                    jit_hot: 3,
+                    ..CompileConfig::default()
+                };
+                assert_eq!(run(engine, config, threads), reference, "{name} {engine:?} seed {seed}");
+            }
+        }
+    }
 }

@@ -169,7 +169,7 @@ fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage, dog: Opti
         Ok(p) => p,
         Err(e) => return (0, Outcome::Error(format!("render: {e}"))),
     };
-    let kernel = lanejit::Kernel::from_program(program);
+    let kernel = lanejit::Kernel::from_program_with(program, crate::fuzz::kernel_config());
     for (i, init) in states.into_iter().enumerate() {
         let mode = auto_mode(seed, i);
         let div = match check_kernel(&kernel, &init, mode, Some(cov), &opts.ignore) {

@@ -27,6 +27,13 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// How the fuzzer compiles its programs: on the thread that runs them (the moment compiled code takes over is
+/// then the same on every run of a seed, so a divergence replays and shrinks), and outside the code cache (each
+/// program's tiering state is reset between engines, which must not reach another kernel).
+pub fn kernel_config() -> lanejit::tier::CompileConfig {
+    lanejit::tier::CompileConfig { compile_threads: 0, share: false, ..Default::default() }
+}
+
 /// Longest `--time` of a campaign (one week).
 pub const MAX_FUZZ_TIME: Duration = Duration::from_secs(7 * 24 * 3600);
 /// Largest `--size` (top-level items of a generated program): generated programs stay small enough that a
@@ -34,6 +41,11 @@ pub const MAX_FUZZ_TIME: Duration = Duration::from_secs(7 * 24 * 3600);
 pub const MAX_FUZZ_SIZE: usize = 4096;
 /// Most initial states per program (`--states`).
 pub const MAX_FUZZ_STATES: usize = 1024;
+/// What `--ignore` takes: the fields the oracle's difference lines start with (`oracle::compare` and
+/// `compare_group`; `u` and `v` stand for every register of the file). A misspelt name would ignore nothing
+/// and hide that it did, so clap refuses any other.
+pub const IGNORABLE: [&str; 11] =
+    ["lane_ops", "retired", "pc", "exec", "fcsr", "trap", "memory", "shared", "waves", "u", "v"];
 
 /// `lanejit fuzz` arguments.
 #[derive(clap::Args, Debug)]
@@ -80,9 +92,9 @@ pub struct FuzzArgs {
     /// jit/src/mutants.rs `CATALOGUE`).
     #[arg(long, value_parser = parse_mutant)]
     pub mutant: Option<u32>,
-    /// Ignore differences in this field (repeatable: lane_ops, retired, pc, exec, fcsr, trap, memory, u, v), e.g.
-    /// to look past a known bug that would flood the report.
-    #[arg(long)]
+    /// Ignore differences in this field (repeatable: lane_ops, retired, pc, exec, fcsr, trap, memory, shared,
+    /// waves, u, v), e.g. to look past a known bug that would flood the report; any other name is refused.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(IGNORABLE))]
     pub ignore: Vec<String>,
     /// Replay reproducers (`.s` with a `.json` beside it; a directory replays every one) instead of fuzzing.
     #[arg(long)]

@@ -83,7 +83,7 @@ pub fn check(
     cov: Option<&mut Coverage>,
     ignore: &[String],
 ) -> Result<Option<Divergence>, String> {
-    check_kernel(&Kernel::from_program(program.clone()), init, auto, cov, ignore)
+    check_kernel(&Kernel::from_program_with(program.clone(), crate::fuzz::kernel_config()), init, auto, cov, ignore)
 }
 
 /// `check` on a kernel that may already be compiled (one compile serves every state a program runs from).

@@ -190,6 +190,8 @@ pub struct CompiledKernel {
     /// (`Fx::begin_block_lazy`; the second build loads every register where its block begins). Zero unless an
     /// instruction's lowering reads a register the YAML says it only writes.
     pub rebuilt: usize,
+    /// Machine code bytes of its functions (with those of the kernel it extends): what a code cache counts.
+    pub code_bytes: usize,
     /// The code memory: this compilation's, and that of the kernel it extends (whose functions it calls).
     modules: Vec<std::sync::Arc<ModuleHolder>>,
 }
@@ -362,8 +364,9 @@ fn compile_onto(
     let mut rest: &[Block] = &blocks;
     let mut lowering = base.map_or_else(Vec::new, |k| k.lowering.clone());
     let mut rebuilt = base.map_or(0, |k| k.rebuilt);
+    let mut code_bytes = base.map_or(0, |k| k.code_bytes);
     while !rest.is_empty() {
-        let Defined { id, frame, emitted, lowering: lowered, rebuilt: again } = define_function(
+        let Defined { id, frame, emitted, lowering: lowered, rebuilt: again, bytes } = define_function(
             module,
             &isa,
             tier,
@@ -374,6 +377,7 @@ fn compile_onto(
         )?;
         lowering.extend(lowered);
         rebuilt += again as usize;
+        code_bytes += bytes;
         max_frame_bytes = max_frame_bytes.max(frame);
         funcs.push((id, &rest[..emitted]));
         rest = &rest[emitted..];
@@ -412,6 +416,7 @@ fn compile_onto(
         functions: base.map_or(0, |k| k.functions) + funcs.len(),
         max_frame_bytes,
         rebuilt,
+        code_bytes,
         modules,
     })
 }
@@ -495,6 +500,8 @@ struct Defined {
     lowering: Vec<(u32, Lowering)>,
     /// Built twice (see `CompiledKernel::rebuilt`).
     rebuilt: bool,
+    /// Machine code bytes.
+    bytes: usize,
 }
 
 /// Builds and compiles one function holding the first blocks of `blocks` (as many as `FUNCTION_CLIF` allows).
@@ -560,6 +567,7 @@ fn define_function(
         eprintln!("{text}");
     }
     let frame = ctx.compiled_code().and_then(|c| c.buffer.frame_layout()).map_or(0, |f| f.frame_to_fp_offset);
+    let bytes = ctx.compiled_code().map_or(0, |c| c.code_info().total_size as usize);
     if opts.report.timing {
         eprintln!(
             "jit: function of {} insns, IR built in {:?}, total {:?}, {} CLIF insts, frame {frame} bytes",
@@ -577,7 +585,7 @@ fn define_function(
         CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
     }
     defined?;
-    Ok(Defined { id, frame, emitted, lowering, rebuilt: !lazy })
+    Ok(Defined { id, frame, emitted, lowering, rebuilt: !lazy, bytes })
 }
 
 /// Largest function (CLIF instructions) whose Cranelift working memory is kept for the next compilation.
