@@ -208,4 +208,6 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (173, "lower/mem/group.rs:check", "a run of accesses differing in their immediate is checked for its lowest access only"),
     (174, "lower/mem/group.rs:run_after", "a run of accesses goes on past a write of its offset register"),
     (175, "lower/mem/uniform.rs:run_check", "a run of uniform accesses from one address pair is checked for its lowest access only"),
+    (179, "lower/xlane.rs:xor_if_set", "shfl.xor.vu by 4 or 8 in optimised code rotates the vectors instead of swapping them"),
+    (180, "lower/xlane.rs:xor_if_set", "shfl.xor.vu by 1 or 2 in optimised code takes the other one's permutation within each vector"),
 ];
