@@ -3,11 +3,15 @@
 
 use crate::{CompileConfig, ContainerError, Kernel};
 use lanejit_isa::asm::AsmErrors;
+use std::collections::HashMap;
 
 /// Several kernels from one source (each `.kernel` directive starts one) or one ELF file.
 #[derive(Clone, Debug)]
 pub struct Module {
     kernels: Vec<Kernel>,
+    /// Index in `kernels` by name (the loaders refuse a name twice): a harness that looks up each of 100,000
+    /// kernels does not search the list each time.
+    by_name: HashMap<String, usize>,
 }
 
 impl Module {
@@ -15,28 +19,34 @@ impl Module {
     pub fn from_asm(file_name: &str, src: &str) -> Result<Module, AsmErrors> {
         let programs = lanejit_isa::assemble_module_with_lines(file_name, src)?;
         let kernels = programs.into_iter().map(|(p, lines)| Kernel::from_program(p).with_source_lines(lines)).collect();
-        Ok(Module { kernels })
+        Ok(Module::of(kernels))
     }
 
     /// Loads every kernel of an ELF file written by `lanejit asm -o k.elf`; an `LJK1` container or raw words
     /// are a module of one.
     pub fn from_bytes(bytes: &[u8]) -> Result<Module, ContainerError> {
-        let programs = if bytes.starts_with(&lanejit_isa::elf_kernel::ELF_MAGIC) {
-            lanejit_isa::elf_kernel::read_all(bytes)?
-        } else {
-            vec![lanejit_isa::container::read_any(bytes)?]
-        };
-        Ok(Module { kernels: programs.into_iter().map(Kernel::from_program).collect() })
+        let programs = lanejit_isa::container::read_module(bytes)?;
+        Ok(Module::of(programs.into_iter().map(Kernel::from_program).collect()))
+    }
+
+    /// A module of `kernels`, whose names the loaders have made distinct (were one repeated, the first wins).
+    fn of(kernels: Vec<Kernel>) -> Module {
+        let mut by_name = HashMap::with_capacity(kernels.len());
+        for (i, k) in kernels.iter().enumerate() {
+            by_name.entry(k.program.meta.name.clone()).or_insert(i);
+        }
+        Module { kernels, by_name }
     }
 
     /// Every kernel compiled and tiered as `config` says.
     pub fn with_config(self, config: CompileConfig) -> Module {
-        Module { kernels: self.kernels.into_iter().map(|k| k.with_config(config)).collect() }
+        let kernels = self.kernels.into_iter().map(|k| k.with_config(config)).collect();
+        Module { kernels, by_name: self.by_name }
     }
 
     /// The kernel named `name` (its `.kernel` directive).
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
-        self.kernels.iter().find(|k| k.program.meta.name == name)
+        self.by_name.get(name).map(|&i| &self.kernels[i])
     }
 
     /// The kernels, in file order.

@@ -30,6 +30,12 @@ struct Case {
     env: BTreeMap<String, String>,
     #[serde(default)]
     repeat: BTreeMap<String, (String, usize)>,
+    /// Sparse files of the given sizes in bytes (as `truncate -s` makes them): huge inputs that take no disk.
+    #[serde(default)]
+    sparse_files: BTreeMap<String, u64>,
+    /// Named pipes (`mkfifo`) that no one writes: opening one to read blocks.
+    #[serde(default)]
+    fifos: Vec<String>,
     exit: i32,
     #[serde(default)]
     stderr: Vec<String>,
@@ -79,6 +85,13 @@ fn setup_dir(index: usize, case: &Case) -> PathBuf {
     }
     for (name, (text, count)) in &case.repeat {
         std::fs::write(dir.join(name), text.repeat(*count)).unwrap();
+    }
+    for (name, len) in &case.sparse_files {
+        std::fs::File::create(dir.join(name)).and_then(|f| f.set_len(*len)).unwrap();
+    }
+    for name in &case.fifos {
+        let made = Command::new("mkfifo").arg(dir.join(name)).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {name}");
     }
     dir
 }

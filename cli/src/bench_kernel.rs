@@ -4,6 +4,7 @@
 //! launch, and a trap or a disagreement is the kernel's failure (exit code 1).
 
 use crate::cli::{engine_by_name, Failed};
+use crate::runcmd::timing::{LaunchTimes, Summary};
 use crate::runcmd::{self, BufferSpec, RunOptions};
 use anyhow::{anyhow, bail, Result};
 use lanejit::{CompileConfig, Device, Engine, Kernel, LaunchError, LaunchStats};
@@ -25,8 +26,10 @@ pub struct EngineTiming {
     pub first_ms: f64,
     /// The fastest of the other launches (of the only one when there is one), milliseconds.
     pub best_ms: f64,
-    /// Their median, milliseconds.
+    /// Their median, milliseconds (exact up to `timing::EXACT_LAUNCHES` of them, else within 0.5%).
     pub median_ms: f64,
+    /// Whether `median_ms` is exact.
+    pub median_exact: bool,
     /// Instructions one launch retires.
     pub retired: u64,
     /// The interpreter's median over this engine's (how many times faster it is), when the interpreter ran.
@@ -72,14 +75,14 @@ fn checked(r: Result<LaunchStats, LaunchError>, engine: &str) -> Result<LaunchSt
     })
 }
 
-/// `repeat` launches of `kernel` on one engine, each from the buffers' initial contents: the launch times, the
-/// instructions retired and the buffers after the first launch.
+/// `repeat` launches of `kernel` on one engine, each from the buffers' initial contents: the launch times (in
+/// bounded memory, whatever `repeat` is), the instructions retired and the buffers after the first launch.
 fn measure(
     kernel: &Kernel,
     name: &'static str,
     o: &RunOptions,
     inputs: &runcmd::Inputs,
-) -> Result<(Vec<Duration>, u64, Outputs)> {
+) -> Result<(Summary, u64, Outputs)> {
     let (engine, config) = engine_setup(name, &o.compile)?;
     let kernel = kernel.clone().with_config(config);
     let device = Device::new()?;
@@ -89,22 +92,14 @@ fn measure(
     let timed = |start: Instant| checked(device.launch(&kernel, &launch.cfg), name).map(|s| (start.elapsed(), s));
     let (took, first) = timed(Instant::now())?;
     let outputs = launch.read_all(&device)?;
-    let mut times = vec![took];
+    let mut times = LaunchTimes::default();
+    times.push(took);
     for _ in 1..o.repeat {
         launch.refill(&device)?;
         times.push(timed(Instant::now())?.0);
     }
-    Ok((times, first.retired, outputs))
-}
-
-/// First, best and median launch times in milliseconds: best and median of the launches after the first (of the
-/// first alone when it is the only one).
-fn summarise(times: &[Duration]) -> (f64, f64, f64) {
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let rest = if times.len() > 1 { &times[1..] } else { times };
-    let mut sorted = rest.to_vec();
-    sorted.sort();
-    (ms(times[0]), ms(sorted[0]), ms(sorted[sorted.len() / 2]))
+    let summary = times.summary().ok_or_else(|| anyhow!("{name}: no launch was timed"))?;
+    Ok((summary, first.retired, outputs))
 }
 
 /// Where `other`'s buffers differ from `reference`'s: the first differing element of each buffer that differs.
@@ -135,9 +130,11 @@ pub fn run(kernel: &Kernel, engines: &[&'static str], o: &RunOptions) -> Result<
     let mut reference: Option<(&'static str, Outputs)> = None;
     let mut disagreements = Vec::new();
     for &name in engines {
-        let (times, retired, outputs) = measure(kernel, name, o, &inputs)?;
-        let (first_ms, best_ms, median_ms) = summarise(&times);
-        rows.push(EngineTiming { engine: name, first_ms, best_ms, median_ms, retired, vs_interp: None });
+        let (t, retired, outputs) = measure(kernel, name, o, &inputs)?;
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let (first_ms, best_ms, median_ms) = (ms(t.first), ms(t.best), ms(t.median));
+        let median_exact = t.median_exact;
+        rows.push(EngineTiming { engine: name, first_ms, best_ms, median_ms, median_exact, retired, vs_interp: None });
         match &reference {
             None => reference = Some((name, outputs)),
             Some((rname, r)) => disagreements.extend(mismatches((rname, r), (name, &outputs), &inputs.0)),
@@ -180,9 +177,11 @@ fn report(kernel: &Kernel, o: &RunOptions, rows: &[EngineTiming], disagreements:
     println!("{:<8} {:>10} {:>10} {:>10} {:>14} {:>9}", "engine", "first", "best", "median", "retired", "× interp");
     for r in rows {
         let ratio = r.vs_interp.map_or("-".to_string(), |v| format!("{v:.2}"));
+        // An approximate median (more than `timing::EXACT_LAUNCHES` launches) is marked with `≈`.
+        let median = format!("{}{:.3}", if r.median_exact { "" } else { "≈" }, r.median_ms);
         println!(
-            "{:<8} {:>10.3} {:>10.3} {:>10.3} {:>14} {:>9}",
-            r.engine, r.first_ms, r.best_ms, r.median_ms, r.retired, ratio
+            "{:<8} {:>10.3} {:>10.3} {:>10} {:>14} {:>9}",
+            r.engine, r.first_ms, r.best_ms, median, r.retired, ratio
         );
     }
     if disagreements.is_empty() && rows.len() > 1 {

@@ -1,12 +1,120 @@
-//! Buffer contents from and to files for `lanejit run`: raw little-endian words, or numpy's `.npy` format
-//! (version 1.0–3.0, C order, dtype `<u4`, `<i4` or `<f4`), chosen by the file's extension.
+//! The command line's files: [`read_input`], the one reader of every input file (kernels, wave states, buffer
+//! and image files, PNGs), bounded before it reads; buffer contents from and to files for `lanejit run`: raw
+//! little-endian words, or numpy's `.npy` format (version 1.0–3.0, C order, dtype `<u4`, `<i4` or `<f4`, see
+//! [`npy`]), chosen by the file's extension; and [`same_file`], which `run`, `asm` and `wave` use to refuse to
+//! overwrite an input with an output.
 //!
 //! The `.npy` reader takes only what numpy writes for such arrays and refuses the rest with the reason (a
 //! big-endian or 64-bit dtype, Fortran order, a header that does not parse, a data size that disagrees with
 //! the shape); it never panics on a malformed file.
 
+pub mod npy;
+
 use anyhow::{anyhow, bail, Context, Result};
+use std::io::Read;
 use std::path::Path;
+
+/// How large an input file may be: its largest size in bytes and what the limit is, for the message.
+#[derive(Clone, Copy, Debug)]
+pub struct Limit {
+    /// The largest size, bytes.
+    pub bytes: u64,
+    /// What the limit is ("the device capacity"), named in the message that refuses a larger file.
+    pub name: &'static str,
+}
+
+/// Kernel files (source or binary): twice the largest code a kernel may have (`MAX_CODE_WORDS` words of 4
+/// bytes), room for a module's several kernels, headers and names, or for a source's text.
+pub const KERNEL_FILE: Limit = Limit {
+    bytes: 2 * 4 * lanejit_isa::asm::MAX_CODE_WORDS as u64,
+    name: "the kernel file limit (bufio::KERNEL_FILE)",
+};
+
+/// Wave states (`wave --init`): 1 GiB of JSON, half a gigabyte of memory ranges in hex.
+pub const STATE_FILE: Limit = Limit { bytes: 1 << 30, name: "the state file limit (bufio::STATE_FILE)" };
+
+/// Files that fill device memory (a buffer's raw words, a PNG): no more than the device holds
+/// (`lanejit::arena::DEFAULT_CAPACITY`, the device `run` and `bench` make).
+pub const DEVICE_FILE: Limit = Limit { bytes: lanejit::arena::DEFAULT_CAPACITY, name: "the device capacity" };
+
+/// What a file that is not a regular one is, for the message that refuses it.
+fn special_kind(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        match () {
+            _ if t.is_fifo() => return "a FIFO (named pipe)",
+            _ if t.is_char_device() => return "a character device",
+            _ if t.is_block_device() => return "a block device",
+            _ if t.is_socket() => return "a socket",
+            _ => {}
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Only regular files have a size known before reading: a FIFO blocks in `open` until a writer comes and a
+/// device such as `/dev/zero` never ends, so both are refused before they are opened.
+fn refuse_special(path: &Path, t: std::fs::FileType) -> Result<()> {
+    if t.is_file() {
+        return Ok(());
+    }
+    bail!("{}: {}: lanejit reads input files only from regular files", path.display(), special_kind(t))
+}
+
+fn refuse_larger(path: &Path, len: u64, limit: Limit) -> Result<()> {
+    if len > limit.bytes {
+        bail!("{}: {len} bytes, more than {} of {} bytes", path.display(), limit.name, limit.bytes);
+    }
+    Ok(())
+}
+
+/// Every byte of the input file `path`, which must be a regular file of at most `limit` bytes. Its type and
+/// size are checked from its metadata before it is opened (a 5 GiB file is refused at once, not after 5 GiB
+/// of reading), again on the opened file, and the read stops after `limit` + 1 bytes whatever the file does
+/// meanwhile (it may grow). Only a FIFO put in the file's place between the first check and the `open` could
+/// still block that `open` (`O_NONBLOCK` would close that window; the tools' crate does not depend on `libc`).
+pub fn read_input(path: &Path, limit: Limit) -> Result<Vec<u8>> {
+    let reading = || format!("reading {}", path.display());
+    let meta = std::fs::metadata(path).with_context(reading)?;
+    refuse_special(path, meta.file_type())?;
+    refuse_larger(path, meta.len(), limit)?;
+    let file = std::fs::File::open(path).with_context(reading)?;
+    let meta = file.metadata().with_context(reading)?;
+    refuse_special(path, meta.file_type())?;
+    refuse_larger(path, meta.len(), limit)?;
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(usize::try_from(meta.len()).unwrap_or(usize::MAX))
+        .map_err(|_| anyhow!("{}: no memory for its {} bytes", path.display(), meta.len()))?;
+    file.take(limit.bytes.saturating_add(1)).read_to_end(&mut bytes).with_context(reading)?;
+    refuse_larger(path, bytes.len() as u64, limit)?;
+    Ok(bytes)
+}
+
+/// [`read_input`] of a text file (UTF-8).
+pub fn read_input_text(path: &Path, limit: Limit) -> Result<String> {
+    String::from_utf8(read_input(path, limit)?).map_err(|e| {
+        anyhow!("{}: not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to())
+    })
+}
+
+/// Whether `a` and `b` name the same existing file: the same device and inode on Unix (so a hard link or a
+/// symbolic link to an input is that input), else the same canonical path.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
 
 /// Element type of a 32-bit buffer, with its numpy dtype.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,95 +146,42 @@ impl Elem {
     }
 }
 
-const NPY_MAGIC: &[u8] = b"\x93NUMPY";
-
 fn is_npy(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy"))
 }
 
-/// The words of `path` for a buffer of `elem`: a `.npy` array of that dtype (any shape), else raw bytes (a
-/// whole number of 4-byte words).
-pub fn read_words(path: &Path, elem: Elem) -> Result<Vec<u32>> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let data = if is_npy(path) { npy_data(&bytes, elem).with_context(|| path.display().to_string())? } else { &bytes };
-    if !data.len().is_multiple_of(4) {
-        bail!("{}: {} bytes are not a whole number of 4-byte elements", path.display(), data.len());
+/// The data bytes of `path` for a buffer of `elem`: of a `.npy` array of that dtype (any shape), else the
+/// file's raw bytes; a whole number of 4-byte little-endian elements, at most the device capacity.
+pub fn read_data(path: &Path, elem: Elem) -> Result<Vec<u8>> {
+    let npy = is_npy(path);
+    let limit = if npy {
+        let bytes = DEVICE_FILE.bytes + (npy::PREFIX_BYTES + npy::MAX_HEADER_BYTES) as u64;
+        Limit { bytes, name: "the device capacity with a .npy header" }
+    } else {
+        DEVICE_FILE
+    };
+    let mut bytes = read_input(path, limit)?;
+    if npy {
+        let header = bytes.len() - npy::data(&bytes, elem).with_context(|| path.display().to_string())?.len();
+        bytes.drain(..header);
     }
-    Ok(data.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    if !bytes.len().is_multiple_of(4) {
+        bail!("{}: {} bytes are not a whole number of 4-byte elements", path.display(), bytes.len());
+    }
+    Ok(bytes)
+}
+
+/// The words of `path` for a buffer of `elem` ([`read_data`]).
+pub fn read_words(path: &Path, elem: Elem) -> Result<Vec<u32>> {
+    Ok(read_data(path, elem)?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
 /// Writes `words` to `path`: a one-dimensional `.npy` array of `elem`, or raw little-endian bytes.
 pub fn write_words(path: &Path, words: &[u32], elem: Elem) -> Result<()> {
-    let mut out = if is_npy(path) { npy_header(elem, words.len()) } else { Vec::new() };
+    let mut out = if is_npy(path) { npy::header(elem, words.len()) } else { Vec::new() };
     out.reserve(words.len() * 4);
     words.iter().for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
     std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
-}
-
-/// A version 1.0 header for a one-dimensional array, padded so that the data starts 64-byte aligned.
-fn npy_header(elem: Elem, len: usize) -> Vec<u8> {
-    let dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': ({len},), }}", elem.descr());
-    let unpadded = NPY_MAGIC.len() + 2 + 2 + dict.len() + 1;
-    let pad = unpadded.next_multiple_of(64) - unpadded;
-    let header_len = (dict.len() + pad + 1) as u16;
-    let mut out = NPY_MAGIC.to_vec();
-    out.extend_from_slice(&[1, 0]);
-    out.extend_from_slice(&header_len.to_le_bytes());
-    out.extend_from_slice(dict.as_bytes());
-    out.extend(std::iter::repeat_n(b' ', pad));
-    out.push(b'\n');
-    out
-}
-
-/// The data bytes of a `.npy` file holding `elem`s in C order, after checking its header against the data.
-fn npy_data(bytes: &[u8], elem: Elem) -> Result<&[u8]> {
-    if !bytes.starts_with(NPY_MAGIC) || bytes.len() < 10 {
-        bail!("not a .npy file (no \\x93NUMPY magic)");
-    }
-    let (len_bytes, start): (usize, usize) = match bytes[6] {
-        1 => (2, 10),
-        2 | 3 if bytes.len() >= 12 => (4, 12),
-        v => bail!(".npy version {v}.{} is not one this reader knows (1, 2 or 3)", bytes[7]),
-    };
-    let header_len = if len_bytes == 2 {
-        u16::from_le_bytes([bytes[8], bytes[9]]) as usize
-    } else {
-        u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize
-    };
-    let header = bytes.get(start..start.saturating_add(header_len)).ok_or_else(|| anyhow!("truncated .npy header"))?;
-    let header = std::str::from_utf8(header).map_err(|_| anyhow!(".npy header is not text"))?;
-    let descr = dict_value(header, "descr")?;
-    if descr.trim_matches(['\'', '"']) != elem.descr() {
-        bail!("dtype {descr} does not match the buffer type {} (numpy dtype '{}')", elem.name(), elem.descr());
-    }
-    if dict_value(header, "fortran_order")? != "False" {
-        bail!("the array is in Fortran order: save it C-contiguous (np.ascontiguousarray)");
-    }
-    let elements = shape_elements(dict_value(header, "shape")?)?;
-    let data = &bytes[start + header_len..];
-    if elements.checked_mul(4) != Some(data.len() as u64) {
-        bail!("the shape holds {elements} elements but the file has {} data bytes", data.len());
-    }
-    Ok(data)
-}
-
-/// The text of `key`'s value in the header's Python dict literal (up to the next top-level comma).
-fn dict_value<'a>(header: &'a str, key: &str) -> Result<&'a str> {
-    let missing = || anyhow!(".npy header has no '{key}'");
-    let at = header.find(&format!("'{key}'")).ok_or_else(missing)? + key.len() + 2;
-    let rest = header[at..].trim_start().strip_prefix(':').ok_or_else(missing)?.trim_start();
-    let end = if rest.starts_with('(') { rest.find(')').map(|i| i + 1) } else { rest.find([',', '}']) };
-    Ok(rest[..end.ok_or_else(missing)?].trim())
-}
-
-/// The number of elements of a shape tuple such as `(3, 4)`, `(5,)` or `()`.
-fn shape_elements(shape: &str) -> Result<u64> {
-    let inner =
-        shape.strip_prefix('(').and_then(|s| s.strip_suffix(')')).ok_or_else(|| anyhow!("bad shape {shape}"))?;
-    inner.split(',').map(str::trim).filter(|d| !d.is_empty()).try_fold(1u64, |n, d| {
-        let d: u64 = d.parse().map_err(|_| anyhow!("bad dimension `{d}` in shape {shape}"))?;
-        n.checked_mul(d).ok_or_else(|| anyhow!("shape {shape} overflows"))
-    })
 }
 
 #[cfg(test)]
@@ -166,6 +221,41 @@ mod tests {
         assert_eq!(std::fs::read(&raw).unwrap(), [7, 0, 0, 0, 8, 0, 0, 0]);
         std::fs::write(&raw, [1, 2, 3]).unwrap();
         assert!(read_words(&raw, Elem::I32).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Sizes are checked before reading, special files before opening, and links name their target.
+    #[test]
+    fn inputs_are_bounded_regular_files() {
+        let dir = std::env::temp_dir().join(format!("lanejit-inputs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let small = Limit { bytes: 4, name: "the test limit" };
+        let f = dir.join("f.bin");
+        std::fs::write(&f, [1, 2, 3, 4]).unwrap();
+        assert_eq!(read_input(&f, small).unwrap(), [1, 2, 3, 4]);
+        std::fs::write(&f, [1, 2, 3, 4, 5]).unwrap();
+        let err = format!("{:#}", read_input(&f, small).unwrap_err());
+        assert!(err.ends_with("f.bin: 5 bytes, more than the test limit of 4 bytes"), "{err}");
+        let err = format!("{:#}", read_input(&dir, small).unwrap_err());
+        assert!(err.contains("a directory"), "{err}");
+        let err = format!("{:#}", read_input(Path::new("/dev/zero"), small).unwrap_err());
+        assert!(err.contains("/dev/zero: a character device"), "{err}");
+        let fifo = dir.join("p");
+        if std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+            let err = format!("{:#}", read_input(&fifo, small).unwrap_err());
+            assert!(err.contains("a FIFO"), "{err}");
+        }
+        // A file the kernel reports as empty but that has contents (procfs) is read, up to the limit.
+        if Path::new("/proc/self/status").exists() {
+            let err = format!("{:#}", read_input(Path::new("/proc/self/status"), small).unwrap_err());
+            assert!(err.contains("more than the test limit"), "{err}");
+        }
+        std::fs::write(dir.join("t.s"), b"\xff").unwrap();
+        assert!(format!("{:#}", read_input_text(&dir.join("t.s"), small).unwrap_err()).contains("not UTF-8"));
+        let link = dir.join("hard.bin");
+        std::fs::hard_link(&f, &link).unwrap();
+        assert!(same_file(&f, &link) && same_file(&f, &dir.join(".").join("f.bin")));
+        assert!(!same_file(&f, &dir.join("t.s")) && !same_file(&f, &dir.join("missing")));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

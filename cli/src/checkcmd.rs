@@ -1,12 +1,17 @@
 //! `lanejit check KERNEL`: the static wait-hazard check (`lanejit::static_check`) on a kernel given as `run`
 //! takes it (assembly, binary, ELF, or a bundled example's name), as text or JSON. Exit 1 when it finds a
-//! hazard; notes (waits stronger than needed) do not fail.
+//! hazard; notes (waits stronger than needed) do not fail. `--deadline` bounds the whole command (exit 2 when it
+//! passes: the kernel is too large to check in that time, which says nothing of its hazards).
 
+use crate::bufio::{read_input, read_input_text, KERNEL_FILE};
 use crate::cli::Failed;
 use crate::examples;
-use anyhow::{anyhow, bail, Context, Result};
-use lanejit::static_check::{check, hazard_count, render_json, render_text};
+use anyhow::{anyhow, bail, Result};
+use lanejit::static_check::{
+    check_limited, hazard_count, render_json, render_text, CheckLimits, DEFAULT_CHECK_DEADLINE,
+};
 use lanejit_isa::Program;
+use std::time::{Duration, Instant};
 
 /// The source line of the instruction at each code word (0: none), as `lanejit_isa::assemble_with_lines` gives it.
 type LineMap = Vec<u32>;
@@ -23,6 +28,9 @@ pub struct CheckArgs {
     /// Print one JSON object (`kernels`: each kernel's findings; `hazards`, `notes`: totals).
     #[arg(long)]
     pub json: bool,
+    /// Wall-clock limit of the whole check in seconds, loading included (default 600; at most 604800).
+    #[arg(long, value_parser = crate::cli::parse_deadline)]
+    pub deadline: Option<Duration>,
 }
 
 /// A kernel to check: its program, the source lines of its instructions (when assembled from text), and the
@@ -44,10 +52,10 @@ pub fn load(kernel: &str) -> Result<CheckInput> {
     }
     let file = path.display().to_string();
     let kernels = if path.extension().is_some_and(|e| e == "s") {
-        let src = std::fs::read_to_string(path).with_context(|| format!("reading {file}"))?;
+        let src = read_input_text(path, KERNEL_FILE)?;
         lanejit_isa::assemble_module_with_lines(&file, &src).map_err(|e| anyhow!("{e}"))?
     } else {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {file}"))?;
+        let bytes = read_input(path, KERNEL_FILE)?;
         let module = lanejit::Module::from_bytes(&bytes).map_err(|e| anyhow!("{file}: {e}"))?;
         module.kernels().iter().map(|k| (k.program.clone(), Vec::new())).collect()
     };
@@ -56,6 +64,8 @@ pub fn load(kernel: &str) -> Result<CheckInput> {
 
 /// Runs `lanejit check`.
 pub fn run(a: &CheckArgs) -> Result<()> {
+    let start = Instant::now();
+    let deadline = a.deadline.unwrap_or(DEFAULT_CHECK_DEADLINE);
     let input = load(&a.kernel)?;
     let chosen: Vec<&(Program, LineMap)> = match &a.kernel_name {
         None => input.kernels.iter().collect(),
@@ -69,7 +79,16 @@ pub fn run(a: &CheckArgs) -> Result<()> {
     };
     let (mut hazards, mut notes, mut reports) = (0, 0, Vec::new());
     for (program, lines) in chosen {
-        let findings = check(program, Some(lines.as_slice()));
+        // Each kernel gets what is left of the command's deadline.
+        let limits = CheckLimits { deadline: Some(deadline.saturating_sub(start.elapsed())) };
+        let findings = check_limited(program, Some(lines.as_slice()), limits).map_err(|_| {
+            let name = &program.meta.name;
+            anyhow!(
+                "{}: kernel {name}: the check passed its deadline of {} s (--deadline)",
+                input.file,
+                deadline.as_secs_f64()
+            )
+        })?;
         let h = hazard_count(&findings);
         hazards += h;
         notes += findings.len() - h;

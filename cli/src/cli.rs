@@ -4,6 +4,7 @@
 //! `main` parses with [`Cli`], runs [`dispatch`] and exits with [`exit_code`] of the result; the cargo-fuzz
 //! target `cli_args` drives the same parser and validators.
 
+use crate::bufio::{read_input_text, same_file, KERNEL_FILE};
 use crate::examples;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -13,7 +14,7 @@ use lanejit::trace::PrintTracer;
 use lanejit::wave::{self, WaveLimits};
 use lanejit::{Engine, Kernel};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Exit status of a command that did what was asked.
 pub const EXIT_OK: i32 = 0;
@@ -69,7 +70,8 @@ pub enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Disassemble a binary (ELF, container or raw words); the output reassembles to identical code words.
+    /// Disassemble a binary (ELF, container or raw words): every kernel of an ELF module, each under its
+    /// `.kernel` line; the output reassembles (`lanejit asm`) to the same kernels, code and metadata.
     #[command(after_help = EXIT_CODES_HELP)]
     Disasm {
         /// The binary to disassemble.
@@ -122,10 +124,12 @@ pub enum SpecFormat {
 pub struct WaveArgs {
     /// The kernel: source (.s) or binary.
     pub program: PathBuf,
-    /// The initial state, JSON (default: all zero, every lane active).
+    /// The initial state, JSON (default: all zero, every lane active); a regular file of at most 1 GiB.
     #[arg(long)]
     pub init: Option<PathBuf>,
-    /// Where the final state goes (default: standard output); never the program or the initial state.
+    /// Where the final state goes (default: standard output); never the program or the initial state. Checked
+    /// before the wave runs (created when missing); if writing it fails after a trap, the trap is still
+    /// reported first and the exit code stays 1.
     #[arg(long)]
     pub dump: Option<PathBuf>,
     /// The engine to run the wave on.
@@ -154,14 +158,18 @@ pub struct LaunchArgs {
     pub wg: Option<[u32; 3]>,
     /// A buffer `TYPE:COUNT[:INIT]` (TYPE u32|i32|f32; INIT zero|uninit|iota|const=V|rand=SEED|file=PATH) or
     /// `TYPE:file=PATH` (a `.npy` array of that dtype, or raw little-endian words; the count is the file's); its
-    /// address is appended to the kernel arguments (8 bytes each, in order).
+    /// address is appended to the kernel arguments (8 bytes each, in order). A file must be a regular file no
+    /// larger than the device (4 GiB); a `.npy` file's header must be numpy's dict of exactly 'descr',
+    /// 'fortran_order' and 'shape', its dtype '<u4', '<i4' or '<f4' as TYPE says.
     #[arg(long = "buffer")]
     pub buffers: Vec<String>,
     /// An image `FORMAT:DIM:SIZE[:INIT][:OPTION...]`: FORMAT r32ui|r32f|rgba8|rgba16f|rgba32f, DIM
     /// 1d|2d|3d|1d_array|2d_array, SIZE W, WxH or WxHxL, INIT zero|iota|const=V|rand=SEED|file=PATH (packed texels;
     /// a .png for 2d rgba8), OPTION pitch=BYTES, filter=nearest|bilinear, address=clamp|wrap|mirror; or
     /// `rgba8:2d:PATH.png`. Its 8 descriptor words come first in the kernel arguments (32 bytes each, image i at
-    /// offset 32*i, for `u.ld.b256`), before the buffers' addresses.
+    /// offset 32*i, for `u.ld.b256`), before the buffers' addresses. A const=V out of the range of the
+    /// format's components (1e40 for f32, 1e5 for rgba16f's f16) is refused; `inf` and `nan` by name are taken.
+    /// A file is read only if it is a regular file of the image's size (a PNG: at most the device's, 4 GiB).
     #[arg(long = "image")]
     pub images: Vec<String>,
     /// A 32-bit scalar kernel argument appended after the buffers: an integer (`7`, `-1`, `0xff`) or a float
@@ -174,10 +182,13 @@ pub struct LaunchArgs {
     /// Most instructions the whole launch may retire (default 2^40).
     #[arg(long)]
     pub budget: Option<u64>,
-    /// Wall-clock limit of the launch in seconds (default 600; at most 604800).
+    /// Wall-clock limit in seconds (default 600; at most 604800). `run` counts it from its start, for every
+    /// launch of `--repeat` together: when it passes, the series stops, what ran is reported, and the command
+    /// exits 1 (as a launch stopped by its deadline does). `bench KERNEL` gives it to each launch.
     #[arg(long, value_parser = parse_deadline)]
     pub deadline: Option<Duration>,
-    /// The kernel to launch when the file holds several (`.kernel` directives, or an ELF module).
+    /// The kernel to launch when the file holds several (`.kernel` directives, or an ELF module); a name that
+    /// is not one of the file's (or, for a bundled example, not its kernel's) is an error listing them.
     #[arg(long = "kernel")]
     pub kernel_name: Option<String>,
     /// Run checkers, a comma-separated list of `waits` (a register used before the `wait` its load, store or
@@ -228,6 +239,7 @@ impl LaunchArgs {
             saves: Vec::new(),
             json: false,
             repeat: 1,
+            started: Instant::now(),
             check: self.check.unwrap_or_default(),
         }
     }
@@ -254,16 +266,22 @@ pub struct RunArgs {
     #[arg(long)]
     pub list: bool,
     /// Launch the kernel this many times and report the first launch's time and the best and median of the
-    /// others (a benchmark of your own kernel; later launches run on the buffers earlier ones left).
+    /// others (a benchmark of your own kernel; later launches run on the buffers earlier ones left). The times
+    /// take bounded memory: the median is exact up to 4096 launches after the first, then read from a
+    /// histogram of 1% buckets (within 0.5%, marked `≈`, `"median_exact": false` in JSON). `--deadline`
+    /// covers the whole series.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
     /// `INDEX=PATH`: write buffer INDEX (from 0, in `--buffer` order) to PATH after the launch, also after a
-    /// trap (`.npy` for numpy, any other name raw little-endian). Repeatable.
+    /// trap (`.npy` for numpy, any other name raw little-endian). Repeatable. PATH is checked before the launch:
+    /// never an input (the kernel, a buffer's or image's file) or another save, and writable (created when
+    /// missing); a save that fails after the launch is reported after the launch's own result (a trap still
+    /// exits 1, a failed save alone exits 2).
     #[arg(long = "save")]
     pub saves: Vec<String>,
     /// `INDEX=PATH` (or `INDEX:PATH`): write image INDEX (from 0, in `--image` order) to PATH after the launch,
     /// also after a trap: a PNG when PATH ends in `.png` (2d rgba8 images), else the packed texels raw.
-    /// Repeatable.
+    /// Repeatable; checked and reported as `--save` is.
     #[arg(long = "save-image")]
     pub image_saves: Vec<String>,
     /// Print one JSON object instead of text: statistics, the trap (or null), and per buffer its address,
@@ -375,9 +393,9 @@ pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
     match cmd {
         Cmd::Asm { input, output } => asm(&input, &output),
         Cmd::Disasm { input } => {
-            let bytes = std::fs::read(&input).with_context(|| format!("reading {}", input.display()))?;
-            let p = lanejit_isa::container::read_any(&bytes).map_err(|e| anyhow!("{}: {e}", input.display()))?;
-            print!("{}", lanejit_isa::disassemble(&p));
+            let bytes = crate::bufio::read_input(&input, KERNEL_FILE)?;
+            let ps = lanejit_isa::container::read_module(&bytes).map_err(|e| anyhow!("{}: {e}", input.display()))?;
+            print!("{}", lanejit_isa::disassemble_module(&ps));
             Ok(())
         }
         Cmd::Spec { group, format } => {
@@ -396,20 +414,17 @@ pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
     }
 }
 
-/// Refuses to write `output` when it is one of `inputs` (compared as canonical paths, so `./k.s` and `k.s`
-/// are the same file); an output that does not exist yet cannot be an input.
+/// Refuses to write `output` when it is one of `inputs` (the same file: `./k.s`, `k.s` and a link to it); an
+/// output that does not exist yet cannot be an input.
 pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<()> {
-    let Ok(out) = output.canonicalize() else { return Ok(()) };
-    for input in inputs {
-        if input.canonicalize().is_ok_and(|i| i == out) {
-            bail!("refusing to overwrite the input {} with the output", input.display());
-        }
+    if let Some(input) = inputs.iter().find(|i| same_file(output, i)) {
+        bail!("refusing to overwrite the input {} with the output", input.display());
     }
     Ok(())
 }
 
 fn asm(input: &Path, output: &Path) -> Result<()> {
-    let src = std::fs::read_to_string(input).with_context(|| format!("reading {}", input.display()))?;
+    let src = read_input_text(input, KERNEL_FILE)?;
     let ps = lanejit_isa::assemble_module(&input.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?;
     refuse_overwrite(output, &[input])?;
     let bytes = match ps.as_slice() {
@@ -438,10 +453,10 @@ pub fn load_kernel(path: &Path, compile: &lanejit::CompileConfig) -> Result<Kern
 /// `None`.
 pub fn load_named_kernel(path: &Path, name: Option<&str>, compile: &lanejit::CompileConfig) -> Result<Kernel> {
     let module = if path.extension().is_some_and(|e| e == "s") {
-        let src = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let src = read_input_text(path, KERNEL_FILE)?;
         lanejit::Module::from_asm(&path.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?
     } else {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = crate::bufio::read_input(path, KERNEL_FILE)?;
         lanejit::Module::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?
     };
     let names = || module.names().collect::<Vec<_>>().join(", ");
@@ -457,17 +472,24 @@ pub fn load_named_kernel(path: &Path, name: Option<&str>, compile: &lanejit::Com
     Ok(kernel.clone().with_config(*compile))
 }
 
-/// An initial wave state from a file, read strictly ([`StateJson::parse`]).
+/// An initial wave state from a file (at most [`crate::bufio::STATE_FILE`]), read strictly
+/// ([`StateJson::parse`]).
 pub fn load_state(path: &Path) -> Result<StateJson> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = read_input_text(path, crate::bufio::STATE_FILE)?;
     StateJson::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
+/// `wave --dump`, checked before the wave runs: not the program or the initial state, and writable.
+fn check_dump(a: &WaveArgs) -> Result<Option<crate::runcmd::saves::Created>> {
+    let Some(dump) = &a.dump else { return Ok(None) };
+    let mut inputs = vec![(a.program.clone(), "the program".to_string())];
+    inputs.extend(a.init.iter().map(|p| (p.clone(), "the initial state".to_string())));
+    let outputs = [(format!("--dump {}", dump.display()), dump.clone())];
+    crate::runcmd::saves::check_outputs(&outputs, &inputs).map(Some)
+}
+
 fn run_wave(a: &WaveArgs, compile: &lanejit::CompileConfig) -> Result<()> {
-    if let Some(dump) = &a.dump {
-        let inputs: Vec<&Path> = std::iter::once(a.program.as_path()).chain(a.init.as_deref()).collect();
-        refuse_overwrite(dump, &inputs)?;
-    }
+    let created = check_dump(a)?;
     let kernel = load_kernel(&a.program, compile)?;
     let state = match &a.init {
         Some(p) => load_state(p)?,
@@ -481,15 +503,24 @@ fn run_wave(a: &WaveArgs, compile: &lanejit::CompileConfig) -> Result<()> {
     let out = wave::run_wave_limited(&kernel, &state, a.engine, limits, a.trace.then_some(&mut tracer as _))
         .map_err(|e| anyhow!(e))?;
     let json = serde_json::to_string_pretty(&out.to_json())?;
+    let mut errors = Vec::new();
     match &a.dump {
-        Some(p) => std::fs::write(p, json + "\n").with_context(|| format!("writing {}", p.display()))?,
+        Some(p) => {
+            if let Err(e) = std::fs::write(p, json + "\n") {
+                errors.push(format!("--dump {}: writing it: {e}", p.display()));
+            }
+        }
         None => println!("{json}"),
     }
+    if let Some(c) = created {
+        c.keep();
+    }
     eprintln!("retired {} instructions", out.state.retired);
-    match &out.trap {
+    let verdict = match &out.trap {
         Some(t) => Err(Failed(format!("trap: {t}")).into()),
         None => Ok(()),
-    }
+    };
+    crate::runcmd::saves::with_save_errors(verdict, errors)
 }
 
 fn run(a: RunArgs, compile: &lanejit::CompileConfig) -> Result<()> {
@@ -500,11 +531,15 @@ fn run(a: RunArgs, compile: &lanejit::CompileConfig) -> Result<()> {
         return Ok(());
     }
     let opts = a.options(compile);
+    let name = a.launch.kernel_name.as_deref();
     match a.kernel.as_deref() {
-        None => crate::runcmd::run_example(examples::DEFAULT, &opts),
-        Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => crate::runcmd::run_example(k, &opts),
+        None => crate::runcmd::run_example(examples::DEFAULT, name, &opts),
+        Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => {
+            crate::runcmd::run_example(k, name, &opts)
+        }
         Some(k) => {
-            crate::runcmd::run_file(&load_named_kernel(Path::new(k), a.launch.kernel_name.as_deref(), compile)?, &opts)
+            let path = Path::new(k);
+            crate::runcmd::run_file(&load_named_kernel(path, name, compile)?, Some(path), &opts)
         }
     }
 }

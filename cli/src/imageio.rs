@@ -32,6 +32,8 @@ pub struct ImageArg {
     pub spec: ImageSpec,
     /// Its checked geometry.
     pub layout: ImageLayout,
+    /// The file it was filled from (`file=PATH` or a PNG): an input that `--save` must not overwrite.
+    pub source: Option<PathBuf>,
     fill: Fill,
 }
 
@@ -100,6 +102,7 @@ fn parse_fields(s: &str) -> Result<ImageArg> {
     };
     let mut spec = ImageSpec::new(dim, format, size[0], size[1], size[2]);
     let mut addressing = None;
+    let mut file = None;
     for f in &fields[3..] {
         let (key, value) = f.split_once('=').unwrap_or((f, ""));
         match key {
@@ -110,7 +113,11 @@ fn parse_fields(s: &str) -> Result<ImageArg> {
             "iota" => fill = Fill::Iota,
             "const" => fill = Fill::Const(component_value(value, format)?),
             "rand" => fill = Fill::Rand(value.parse().map_err(|_| anyhow!("rand=SEED takes an integer seed"))?),
-            "file" => fill = Fill::Bytes(std::fs::read(value).with_context(|| format!("reading {value}"))?),
+            "file" => {
+                // Read below, once the image's size is known (a larger file is refused unread).
+                file = Some(PathBuf::from(value));
+                fill = Fill::Bytes(Vec::new());
+            }
             "pitch" => spec.pitch = Some(value.parse().map_err(|_| anyhow!("pitch=BYTES takes an integer"))?),
             "filter" => {
                 spec.sampler.filter = named(value, &[("nearest", Filter::Nearest), ("bilinear", Filter::Bilinear)])?
@@ -125,12 +132,22 @@ fn parse_fields(s: &str) -> Result<ImageArg> {
         spec.sampler = Sampler { addressing: [a; 3], ..spec.sampler };
     }
     let layout = spec.layout()?;
-    if let Fill::Bytes(b) = &fill {
-        if b.len() as u64 != layout.packed_bytes() {
-            bail!("the file holds {} bytes, the image {} (tightly packed texels)", b.len(), layout.packed_bytes());
-        }
+    if let Some(p) = &file {
+        fill = Fill::Bytes(read_packed(p, layout.packed_bytes())?);
     }
-    Ok(ImageArg { text: s.to_string(), spec, layout, fill })
+    let source = file.or_else(|| is_png(Path::new(fields[2])).then(|| PathBuf::from(fields[2])));
+    Ok(ImageArg { text: s.to_string(), spec, layout, source, fill })
+}
+
+/// An image's tightly packed texels from a raw file of exactly `packed` bytes (a larger one is refused by its
+/// size, unread).
+fn read_packed(path: &Path, packed: u64) -> Result<Vec<u8>> {
+    let limit = crate::bufio::Limit { bytes: packed, name: "the image's size (tightly packed texels)" };
+    let b = crate::bufio::read_input(path, limit)?;
+    if b.len() as u64 != packed {
+        bail!("the file holds {} bytes, the image {packed} (tightly packed texels)", b.len());
+    }
+    Ok(b)
 }
 
 const ADDRESSING: [(&str, Addressing); 3] =
@@ -146,11 +163,21 @@ fn named<T: Copy>(v: &str, table: &[(&str, T)]) -> Result<T> {
 }
 
 /// A component value for `const=V`: an integer for r32ui, else a float (rgba8 takes 0..1, stored as unorm).
+/// A float that only becomes infinite in the format's components (`1e40` in f32, `1e5` in f16) is refused,
+/// as `--buffer f32:N:const=1e40` is; `inf` and `nan` by name are taken.
 fn component_value(v: &str, format: ImageFormat) -> Result<u32> {
     if format == ImageFormat::R32ui {
         return v.parse::<u32>().map_err(|_| anyhow!("const=V of r32ui takes an integer in 0..={}", u32::MAX));
     }
-    v.parse::<f32>().map(f32::to_bits).map_err(|_| anyhow!("const=V of a float format takes a number"))
+    v.parse::<f32>().map_err(|_| anyhow!("const=V of a float format takes a number"))?;
+    let bits = crate::runcmd::parse_f32(v)?.to_bits();
+    if format == ImageFormat::Rgba16f && !crate::runcmd::names_infinity(v) {
+        let half = u16::from_le_bytes(component_bytes(format, bits)[..2].try_into().unwrap_or_default());
+        if half & 0x7fff == 0x7c00 {
+            bail!("`{v}` is out of the f16 range of rgba16f (largest finite value 6.5504e4)");
+        }
+    }
+    Ok(bits)
 }
 
 impl ImageArg {
@@ -230,13 +257,10 @@ pub fn picture_paths(pictures: &[Picture], saves: &[String], name: &str) -> Resu
     Ok(out)
 }
 
-/// Writes each picture to its path as a PNG.
-pub fn save_pictures(device: &lanejit::Device, pictures: &[(Picture, PathBuf)]) -> Result<()> {
-    for (p, path) in pictures {
-        let rgba = device.read(p.addr, p.width as u64 * p.height as u64 * 4).map_err(|e| anyhow!(e))?;
-        crate::imageio::write_png(path, p.width, p.height, &rgba)?;
-    }
-    Ok(())
+/// Writes a picture to `path` as a PNG.
+pub fn save_picture(device: &lanejit::Device, p: &Picture, path: &Path) -> Result<()> {
+    let rgba = device.read(p.addr, p.width as u64 * p.height as u64 * 4).map_err(|e| anyhow!(e))?;
+    write_png(path, p.width, p.height, &rgba)
 }
 
 fn is_png(path: &Path) -> bool {
@@ -248,7 +272,7 @@ fn png_input(path: &Path, format: ImageFormat, dim: Dim) -> Result<(u32, u32, Ve
     if format != ImageFormat::Rgba8 || dim != Dim::D2d {
         bail!("a PNG fills a 2d rgba8 image only");
     }
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::bufio::read_input(path, crate::bufio::DEVICE_FILE)?;
     read_png(&bytes).with_context(|| path.display().to_string())
 }
 
@@ -347,6 +371,10 @@ mod tests {
         assert!(err("r32f:2d:4x4:bogus").contains("unknown field"));
         assert!(err("r32f:2d:4x4:file=/nonexistent/x").contains("reading"));
         assert!(err("r32f:2d:in.png").contains("2d rgba8 image only"));
+        assert!(err("r32f:1d:2:const=1e40").contains("`1e40` is out of the f32 range"));
+        assert!(err("rgba16f:1d:2:const=-65520").contains("out of the f16 range"));
+        assert_eq!(parse_image("rgba16f:1d:1:const=65504").unwrap().texels()[..2], [0xff, 0x7b]);
+        assert_eq!(parse_image("rgba16f:1d:1:const=-inf").unwrap().texels()[..2], [0x00, 0xfc]);
     }
 
     #[test]

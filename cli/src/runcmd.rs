@@ -1,14 +1,30 @@
 //! `lanejit run`: launch a kernel file with buffers given on the command line, or a bundled example whose
 //! answer is checked against its Rust reference.
+//!
+//! The buffers and arguments are parsed in `buffers` ([`parse_buffer`]), a series of launches (`--repeat`,
+//! within one deadline for the whole command) runs in `series` and is timed in [`timing`], and the files a run
+//! writes are checked before the launch and written after it in [`saves`].
 
+mod buffers;
+pub mod saves;
+mod series;
+pub mod timing;
+
+pub(crate) use buffers::{names_infinity, parse_f32};
+pub use buffers::{parse_buffer, BufferSpec};
+
+use crate::bufio::Elem;
 use crate::cli::Failed;
 use crate::examples::{self, Size};
+use crate::imageio::{parse_image, parse_image_saves, read_texels, save_image, upload_images, write_texels, ImageArg};
 use anyhow::{anyhow, bail, Result};
-use lanejit::arena::ALLOC_ALIGN;
-use lanejit::launch::{launch_traced, LaunchStats, MAX_ARG_BYTES};
+use buffers::{check_arg_bytes, check_fits, scalar, upload_buffers, write_init};
+use lanejit::launch::{launch_traced, LaunchStats};
 use lanejit::trace::PrintTracer;
 use lanejit::{Device, Engine, Kernel, LaunchConfig, LaunchError};
-use std::time::Duration;
+use series::Series;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// What `lanejit run` does with a kernel file (and `lanejit bench KERNEL`).
 pub struct RunOptions {
@@ -44,6 +60,9 @@ pub struct RunOptions {
     pub json: bool,
     /// Launches of the kernel (at least 1): the later ones time it on the buffers the earlier ones left.
     pub repeat: u32,
+    /// When the command started: `run`'s deadline covers everything from then, every launch of `--repeat`
+    /// included (`bench KERNEL` gives each launch the whole deadline).
+    pub started: Instant,
     /// Checkers to run (`lanejit::check`; none by default).
     pub check: lanejit::check::Checks,
 }
@@ -63,191 +82,9 @@ impl RunOptions {
     }
 }
 
-use crate::bufio::Elem;
-use crate::imageio::{parse_image, parse_image_saves, read_texels, save_image, upload_images, write_texels, ImageArg};
-use std::path::{Path, PathBuf};
-
-/// How a buffer starts: its initialiser, checked before any memory is filled (a file is read at once).
-#[derive(Clone, Debug, PartialEq)]
-enum Init {
-    Zero,
-    /// Allocated and never written by the host: zero on this device, undefined to `--check buffers`.
-    Uninit,
-    Iota,
-    Const(u32),
-    Rand(u64),
-    File(Vec<u32>),
-}
-
-/// A parsed `--buffer`: element type, count and initialiser.
-#[derive(Debug, Clone)]
-pub struct BufferSpec {
-    elem: Elem,
-    count: u64,
-    init: Init,
-}
-
-impl BufferSpec {
-    /// The element type's name (`u32`, `i32`, `f32`).
-    pub fn type_name(&self) -> &'static str {
-        self.elem.name()
-    }
-
-    /// Bytes of the buffer, without overflow (a count near 2^64 must not wrap to a small size).
-    fn bytes(&self, spec: &str) -> Result<u64> {
-        self.count
-            .checked_mul(4)
-            .ok_or_else(|| anyhow!("buffer `{spec}`: {} elements of 4 bytes overflow a 64-bit size", self.count))
-    }
-}
-
-/// Parses `TYPE:COUNT[:INIT]` or `TYPE:file=PATH` completely (the initialiser's value included, a file read)
-/// before anything is allocated.
-pub fn parse_buffer(s: &str) -> Result<BufferSpec> {
-    let parts: Vec<&str> = s.splitn(3, ':').collect();
-    let elem = match parts[0] {
-        "u32" => Elem::U32,
-        "i32" => Elem::I32,
-        "f32" => Elem::F32,
-        t => bail!("buffer `{s}`: unknown type `{t}` (u32, i32 or f32)"),
-    };
-    if let Some(path) = s.split_once(':').and_then(|(_, rest)| rest.strip_prefix("file=")) {
-        let words = crate::bufio::read_words(Path::new(path), elem).map_err(|e| anyhow!("buffer `{s}`: {e:#}"))?;
-        return Ok(BufferSpec { elem, count: words.len() as u64, init: Init::File(words) });
-    }
-    let count = parts
-        .get(1)
-        .ok_or_else(|| anyhow!("buffer `{s}`: expected TYPE:COUNT[:INIT]"))?
-        .parse::<u64>()
-        .map_err(|_| anyhow!("buffer `{s}`: COUNT must be an integer in 0..={}", u64::MAX))?;
-    let init = match parts.get(2).copied().unwrap_or("zero") {
-        "zero" => Init::Zero,
-        "uninit" => Init::Uninit,
-        "iota" => Init::Iota,
-        i if i.starts_with("const=") => Init::Const(scalar(&i[6..], elem).map_err(|e| anyhow!("buffer `{s}`: {e}"))?),
-        i if i.starts_with("rand=") => Init::Rand(
-            i[5..].parse().map_err(|_| anyhow!("buffer `{s}`: the seed must be an integer in 0..={}", u64::MAX))?,
-        ),
-        i if i.starts_with("file=") => {
-            let words =
-                crate::bufio::read_words(Path::new(&i[5..]), elem).map_err(|e| anyhow!("buffer `{s}`: {e:#}"))?;
-            if words.len() as u64 != count {
-                bail!("buffer `{s}`: the file holds {} elements, not {count} (or write TYPE:file=PATH)", words.len());
-            }
-            Init::File(words)
-        }
-        i => bail!("buffer `{s}`: unknown initialiser `{i}` (zero, uninit, iota, const=V, rand=SEED, file=PATH)"),
-    };
-    Ok(BufferSpec { elem, count, init })
-}
-
-/// The buffer's words; called only once its memory is allocated, so the count fits the device.
-fn fill(b: &BufferSpec) -> Vec<u32> {
-    let n = b.count as usize;
-    let num = |i: usize| match b.elem {
-        Elem::F32 => (i as f32).to_bits(),
-        _ => i as u32,
-    };
-    match &b.init {
-        Init::Zero | Init::Uninit => vec![0; n],
-        Init::Iota => (0..n).map(num).collect(),
-        Init::Const(v) => vec![*v; n],
-        Init::Rand(seed) => examples::pseudo_random(*seed, n),
-        Init::File(words) => words.clone(),
-    }
-}
-
-/// Whether a literal is meant as a float: it has a `.` or a decimal exponent, or is `inf`/`nan`.
-fn is_float_literal(s: &str) -> bool {
-    let body = s.strip_prefix(['+', '-']).unwrap_or(s).to_ascii_lowercase();
-    let named = matches!(body.as_str(), "inf" | "infinity" | "nan");
-    named || (!body.starts_with("0x") && (body.contains('.') || body.contains('e')))
-}
-
-/// An f32 literal, refused when it only reads as infinity because it is too large (`1e40`).
-fn parse_f32(s: &str) -> Result<f32> {
-    let f: f32 = s.parse().map_err(|_| anyhow!("`{s}` is not a number"))?;
-    let named_infinity = s.trim_start_matches(['+', '-']).to_ascii_lowercase().starts_with("inf");
-    if f.is_infinite() && !named_infinity {
-        bail!("`{s}` is out of the f32 range (largest finite value {:e})", f32::MAX);
-    }
-    Ok(f)
-}
-
-/// A 32-bit scalar: a float literal (or any value of an f32 buffer) as f32 bits; otherwise an integer, decimal
-/// (-2^31..2^32) or `0x` hex.
-fn scalar(s: &str, elem: Elem) -> Result<u32> {
-    if elem == Elem::F32 || is_float_literal(s) {
-        return Ok(parse_f32(s)?.to_bits());
-    }
-    let bad = || anyhow!("`{s}` is not a number");
-    if let Some(h) = s.strip_prefix("0x") {
-        return u32::from_str_radix(h, 16).map_err(|_| bad());
-    }
-    let v = s.parse::<i64>().map_err(|_| bad())?;
-    if !(i32::MIN as i64..=u32::MAX as i64).contains(&v) {
-        bail!("`{s}` does not fit 32 bits");
-    }
-    Ok(v as u32)
-}
-
-/// Kernel argument bytes of `images` descriptors (32 each), `buffers` addresses and `scalars`, checked against
-/// [`MAX_ARG_BYTES`] before any buffer is allocated.
-fn check_arg_bytes(images: usize, buffers: usize, scalars: usize) -> Result<()> {
-    let bytes = images as u64 * 32 + buffers as u64 * 8 + scalars as u64 * 4;
-    if bytes > MAX_ARG_BYTES as u64 {
-        bail!("{images} images, {buffers} buffers and {scalars} scalars take {bytes} argument bytes, more than the limit of {MAX_ARG_BYTES} (MAX_ARG_BYTES)");
-    }
-    Ok(())
-}
-
-/// Device bytes an allocation of `bytes` takes: rounded up to the granule, plus the guard gap after it.
-fn footprint(bytes: u64) -> Option<u64> {
-    bytes.max(4).checked_next_multiple_of(ALLOC_ALIGN)?.checked_add(ALLOC_ALIGN)
-}
-
-/// Refuses buffers that, with the launch's argument block, cannot fit the device, before anything is
-/// allocated or filled (a buffer that takes the whole device would otherwise be filled for nothing).
-fn check_fits(
-    device: &Device,
-    buffers: &[String],
-    specs: &[BufferSpec],
-    images: &[ImageArg],
-    arg_bytes: u64,
-) -> Result<()> {
-    let capacity = device.arena.capacity();
-    let mut total = footprint(arg_bytes).unwrap_or(u64::MAX);
-    for img in images {
-        total = footprint(img.layout.device_bytes()).and_then(|f| total.checked_add(f)).unwrap_or(u64::MAX);
-        if total > capacity {
-            bail!("--image `{}` needs {} bytes: with the images before it and the argument block, more than the device capacity of {capacity} bytes", img.text, img.layout.device_bytes());
-        }
-    }
-    for (text, s) in buffers.iter().zip(specs) {
-        let bytes = s.bytes(text)?;
-        total = footprint(bytes).and_then(|f| total.checked_add(f)).unwrap_or(u64::MAX);
-        if total > capacity {
-            bail!("buffer `{text}` needs {bytes} bytes: with the buffers before it and the argument block, more than the device capacity of {capacity} bytes");
-        }
-    }
-    Ok(())
-}
-
-/// Allocates every buffer first (so that one too large fails at once, naming its real size), then fills them.
-fn upload_buffers(device: &Device, buffers: &[String], specs: &[BufferSpec]) -> Result<Vec<u64>> {
-    let mut addrs = Vec::with_capacity(specs.len());
-    for (text, s) in buffers.iter().zip(specs) {
-        let bytes = s.bytes(text)?;
-        let a = device.alloc(bytes.max(4)).map_err(|e| anyhow!("buffer `{text}` ({bytes} bytes): {e}"))?;
-        addrs.push(a.addr);
-    }
-    for (s, &a) in specs.iter().zip(&addrs).filter(|(s, _)| s.init != Init::Uninit) {
-        device.write_u32s(a, &fill(s)).map_err(|e| anyhow!(e))?;
-    }
-    Ok(addrs)
-}
-
-fn show(words: &[u32], elem: Elem, n: usize) -> String {
+/// The first `n` of a buffer's `total` elements (`words` holds at least those), with the total when there are
+/// more.
+fn show(words: &[u32], total: u64, elem: Elem, n: usize) -> String {
     let items: Vec<String> = words
         .iter()
         .take(n)
@@ -257,7 +94,7 @@ fn show(words: &[u32], elem: Elem, n: usize) -> String {
             Elem::F32 => format!("{}", f32::from_bits(*w)),
         })
         .collect();
-    let more = if words.len() > n { format!(", … ({} total)", words.len()) } else { String::new() };
+    let more = if total > n as u64 { format!(", … ({total} total)") } else { String::new() };
     format!("[{}{more}]", items.join(", "))
 }
 
@@ -267,21 +104,6 @@ fn launch_with(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, trace: bool
     } else {
         device.launch(kernel, cfg)
     }
-}
-
-/// `INDEX=PATH` pairs, each index one of the `buffers` buffers, checked before anything runs.
-fn parse_saves(saves: &[String], buffers: usize) -> Result<Vec<(usize, PathBuf)>> {
-    saves
-        .iter()
-        .map(|s| {
-            let (i, path) = s.split_once('=').ok_or_else(|| anyhow!("--save `{s}`: expected INDEX=PATH"))?;
-            let i: usize = i.parse().map_err(|_| anyhow!("--save `{s}`: INDEX must be a buffer number"))?;
-            if i >= buffers {
-                bail!("--save `{s}`: there are {buffers} buffers (numbered from 0)");
-            }
-            Ok((i, PathBuf::from(path)))
-        })
-        .collect()
 }
 
 fn stats_json(s: &LaunchStats) -> serde_json::Value {
@@ -400,7 +222,7 @@ impl PreparedLaunch {
     /// an `uninit` buffer is zeroed, as it was when it was made).
     pub fn refill(&self, device: &Device) -> Result<()> {
         for (s, &a) in self.specs.iter().zip(&self.addrs) {
-            device.write_u32s(a, &fill(s)).map_err(|e| anyhow!(e))?;
+            write_init(device, a, s)?;
         }
         for (img, &a) in self.images.iter().zip(&self.image_addrs) {
             write_texels(device, a, &img.layout, &img.texels())?;
@@ -453,115 +275,174 @@ fn new_device(o: &RunOptions) -> Result<Device> {
     Ok(device)
 }
 
-/// `lanejit run FILE`: parses the buffers and arguments, launches (repeatedly with `--repeat`), prints or saves
-/// the results.
-pub fn run_file(kernel: &Kernel, o: &RunOptions) -> Result<()> {
-    let inputs = parse_inputs(o)?;
-    let saves = parse_saves(&o.saves, inputs.0.len())?;
-    let image_saves = parse_image_saves(&o.image_saves, &inputs.2)?;
-    let device = new_device(o)?;
-    let PreparedLaunch { specs, addrs, images, image_addrs, cfg } = prepare(&device, o, inputs)?;
+/// `lanejit run FILE`: parses the buffers and arguments, launches (repeatedly with `--repeat`, within one
+/// deadline: `series`), saves the buffers and images, then prints the results and the saves that failed.
+pub fn run_file(kernel: &Kernel, kernel_path: Option<&Path>, o: &RunOptions) -> Result<()> {
     if o.trace && o.repeat > 1 {
         bail!("--trace goes with one launch, not --repeat {}", o.repeat);
     }
     refuse_trace_with_check(o)?;
-    let mut result = launch_with(&device, kernel, &cfg, o.trace);
-    let mut times: Vec<Duration> = result.iter().map(|s| s.elapsed).collect();
-    for _ in 1..o.repeat {
-        if result.is_err() {
-            break;
-        }
-        result = device.launch(kernel, &cfg);
-        times.extend(result.iter().map(|s| s.elapsed));
-    }
-    let timing = timing(&times);
+    let inputs = parse_inputs(o)?;
+    let saves = saves::parse_saves(&o.saves, inputs.0.len())?;
+    let image_saves = parse_image_saves(&o.image_saves, &inputs.2)?;
+    let created = check_run_outputs(kernel_path, &inputs, &saves, &image_saves)?;
+    let device = new_device(o)?;
+    let launch = prepare(&device, o, inputs)?;
+    let series = series::run_series(&device, kernel, &launch.cfg, o);
     // The buffers are read and saved whatever the launch did: writes made before a trap stay, and are the
     // first thing one wants to look at.
-    for (i, path) in &saves {
-        let words = device.read_u32s(addrs[*i], specs[*i].count as usize)?;
-        crate::bufio::write_words(path, &words, specs[*i].elem)?;
-    }
-    for (i, path) in &image_saves {
-        save_image(path, &images[*i].layout, &read_texels(&device, image_addrs[*i], &images[*i].layout)?)?;
-    }
-    let shown = |s: &BufferSpec, a: u64| device.read_u32s(a, s.count.min(o.show as u64) as usize);
-    if o.json {
-        let mut buffers = Vec::new();
-        for (i, (s, &a)) in specs.iter().zip(&addrs).enumerate() {
-            let values: Vec<_> = shown(s, a)?.into_iter().map(|w| elem_json(w, s.elem)).collect();
-            let saved: Vec<_> = saves.iter().filter(|(j, _)| *j == i).map(|(_, p)| p.display().to_string()).collect();
-            buffers.push(serde_json::json!({
-                "index": i, "addr": a, "type": s.elem.name(), "count": s.count, "values": values, "saved": saved,
-            }));
-        }
-        let stats = match &result {
-            Ok(s) | Err(LaunchError::Trap { stats: s, .. }) => Some(stats_json(s)),
-            Err(_) => None,
-        };
-        if stats.is_some() {
-            let out = serde_json::json!({
-                "kernel": kernel.program.meta.name, "engine": o.engine, "grid": cfg.grid,
-                "workgroup": cfg.workgroup.unwrap_or(kernel.program.meta.workgroup),
-                "stats": stats, "trap": trap_json(&result), "buffers": buffers, "timing": timing.as_ref().map(|t| &t.1),
-            });
-            println!("{}", serde_json::to_string_pretty(&out)?);
-        }
-        let stats = finish_quiet(result)?;
-        return findings_verdict(&stats);
-    }
-    let trapped = matches!(result, Err(LaunchError::Trap { .. }));
-    let stats = finish(result);
-    if stats.is_ok() || trapped {
-        for (i, (s, a)) in specs.iter().zip(&addrs).enumerate() {
-            let words = device.read_u32s(*a, s.count as usize)?;
-            println!("buffer {i} @ {a:#x}: {}", show(&words, s.elem, o.show));
-        }
-        for (i, (img, a)) in images.iter().zip(&image_addrs).enumerate() {
-            let saved: Vec<String> =
-                image_saves.iter().filter(|(j, _)| *j == i).map(|(_, p)| p.display().to_string()).collect();
-            let l = &img.layout;
-            let to = if saved.is_empty() { String::new() } else { format!(", saved to {}", saved.join(", ")) };
-            println!(
-                "image {i} @ {a:#x}: {} {} {}x{}x{}{to}",
-                img.text.split(':').next().unwrap_or(""),
-                l.dim.name(),
-                l.width,
-                l.height,
-                l.layers
-            );
-        }
-    }
-    let stats = stats?;
-    print_findings(&stats);
-    report(&stats);
-    if let Some((text, _)) = timing {
-        println!("{text}");
-    }
-    findings_verdict(&stats)
+    let saved = write_outputs(&device, &launch, &saves, &image_saves);
+    created.keep();
+    let verdict = match o.json {
+        true => print_json(&device, kernel, o, &launch, series, &saved),
+        false => print_text(&device, o, &launch, series, &saved),
+    };
+    saves::with_save_errors(verdict, saved.errors)
 }
 
-/// With more than one launch: a line and a JSON value of the first launch's time (compilation included) and
-/// the best and median of the others.
-fn timing(times: &[Duration]) -> Option<(String, serde_json::Value)> {
-    let (first, rest) = times.split_first()?;
-    if rest.is_empty() {
-        return None;
+/// Refuses, before the launch, `--save` and `--save-image` files that are inputs (the kernel, a buffer's or an
+/// image's file) or each other, or cannot be written (`saves::check_outputs`).
+fn check_run_outputs(
+    kernel: Option<&Path>,
+    (specs, _, images): &Inputs,
+    saves: &[(usize, PathBuf)],
+    image_saves: &[(usize, PathBuf)],
+) -> Result<saves::Created> {
+    let buffers: Vec<Option<&Path>> = specs.iter().map(BufferSpec::file).collect();
+    let images: Vec<Option<&Path>> = images.iter().map(|i| i.source.as_deref()).collect();
+    let label = |opt: &str, (i, p): &(usize, PathBuf)| (format!("{opt} {i}={}", p.display()), p.clone());
+    let outputs: Vec<saves::Output> = (saves.iter().map(|s| label("--save", s)))
+        .chain(image_saves.iter().map(|s| label("--save-image", s)))
+        .collect();
+    saves::check_outputs(&outputs, &saves::run_inputs(kernel, &buffers, &images))
+}
+
+/// The files a run wrote after its launch, and the messages of those it could not write.
+#[derive(Default)]
+struct Saved {
+    buffers: Vec<(usize, PathBuf)>,
+    images: Vec<(usize, PathBuf)>,
+    errors: Vec<String>,
+}
+
+/// Writes every `--save` and `--save-image` file, each even when an earlier one failed.
+fn write_outputs(
+    device: &Device,
+    launch: &PreparedLaunch,
+    saves: &[(usize, PathBuf)],
+    image_saves: &[(usize, PathBuf)],
+) -> Saved {
+    let mut out = Saved::default();
+    for (i, path) in saves {
+        let (s, a) = (&launch.specs[*i], launch.addrs[*i]);
+        let words = device.read_u32s(a, s.count as usize).map_err(anyhow::Error::from);
+        match words.and_then(|w| crate::bufio::write_words(path, &w, s.elem)) {
+            Ok(()) => out.buffers.push((*i, path.clone())),
+            Err(e) => out.errors.push(format!("--save {i}={}: {e:#}", path.display())),
+        }
     }
-    let mut sorted = rest.to_vec();
-    sorted.sort();
-    let (best, median) = (sorted[0], sorted[sorted.len() / 2]);
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let text = format!(
-        "timing: {} launches: first {:.3} ms (compilation included), then best {:.3} ms, median {:.3} ms",
-        times.len(),
-        ms(*first),
-        ms(best),
-        ms(median)
-    );
-    let json = serde_json::json!({
-        "launches": times.len(), "first_ms": ms(*first), "best_ms": ms(best), "median_ms": ms(median),
-    });
-    Some((text, json))
+    for (i, path) in image_saves {
+        let (img, a) = (&launch.images[*i], launch.image_addrs[*i]);
+        match read_texels(device, a, &img.layout).and_then(|t| save_image(path, &img.layout, &t)) {
+            Ok(()) => out.images.push((*i, path.clone())),
+            Err(e) => out.errors.push(format!("--save-image {i}={}: {e:#}", path.display())),
+        }
+    }
+    out
+}
+
+/// A launch's error with, when the deadline stopped the series, where it did.
+fn with_cut(e: anyhow::Error, cut: &Option<String>) -> anyhow::Error {
+    match cut {
+        Some(c) if e.is::<Failed>() => Failed(format!("{e:#} ({c})")).into(),
+        _ => e,
+    }
+}
+
+/// The series' timing when `--repeat` asked for several launches and one completed.
+fn series_timing(o: &RunOptions, series: &Series) -> Option<timing::Summary> {
+    series.times.summary().filter(|_| o.repeat > 1)
+}
+
+/// `run --json`: one object (statistics, trap, buffers, timing), then the verdict.
+fn print_json(
+    device: &Device,
+    kernel: &Kernel,
+    o: &RunOptions,
+    launch: &PreparedLaunch,
+    series: Series,
+    saved: &Saved,
+) -> Result<()> {
+    let mut buffers = Vec::new();
+    for (i, (s, &a)) in launch.specs.iter().zip(&launch.addrs).enumerate() {
+        let shown = device.read_u32s(a, s.count.min(o.show as u64) as usize)?;
+        let values: Vec<_> = shown.into_iter().map(|w| elem_json(w, s.elem)).collect();
+        let files = saved.buffers.iter().filter(|(j, _)| *j == i).map(|(_, p)| p.display().to_string());
+        buffers.push(serde_json::json!({
+            "index": i, "addr": a, "type": s.elem.name(), "count": s.count, "values": values,
+            "saved": files.collect::<Vec<_>>(),
+        }));
+    }
+    if let Ok(s) | Err(LaunchError::Trap { stats: s, .. }) = &series.result {
+        let timing = series_timing(o, &series).map(|t| {
+            let mut j = t.json();
+            j["stopped"] = series.cut.clone().into();
+            j
+        });
+        let cfg = &launch.cfg;
+        let out = serde_json::json!({
+            "kernel": kernel.program.meta.name, "engine": o.engine, "grid": cfg.grid,
+            "workgroup": cfg.workgroup.unwrap_or(kernel.program.meta.workgroup),
+            "stats": stats_json(s), "trap": trap_json(&series.result), "buffers": buffers, "timing": timing,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    }
+    let stats = finish_quiet(series.result).map_err(|e| with_cut(e, &series.cut))?;
+    match series.cut {
+        Some(c) => Err(Failed(c).into()),
+        None => findings_verdict(&stats),
+    }
+}
+
+/// `run` in text: the buffers and images, the statistics and the timing, then the verdict.
+fn print_text(device: &Device, o: &RunOptions, launch: &PreparedLaunch, series: Series, saved: &Saved) -> Result<()> {
+    let timing = series_timing(o, &series);
+    let trapped = matches!(series.result, Err(LaunchError::Trap { .. }));
+    let stats = finish(series.result);
+    if stats.is_ok() || trapped {
+        print_buffers(device, o, launch, saved)?;
+    }
+    let stats = match stats {
+        Ok(s) => s,
+        Err(e) => {
+            timing.inspect(|t| println!("{}", t.line()));
+            return Err(with_cut(e, &series.cut));
+        }
+    };
+    print_findings(&stats);
+    report(&stats);
+    timing.inspect(|t| println!("{}", t.line()));
+    match series.cut {
+        Some(c) => Err(Failed(c).into()),
+        None => findings_verdict(&stats),
+    }
+}
+
+/// Each buffer's first `--show` values and each image's shape, with the files it was saved to.
+fn print_buffers(device: &Device, o: &RunOptions, launch: &PreparedLaunch, saved: &Saved) -> Result<()> {
+    for (i, (s, a)) in launch.specs.iter().zip(&launch.addrs).enumerate() {
+        let words = device.read_u32s(*a, s.count.min(o.show as u64 + 1) as usize)?;
+        println!("buffer {i} @ {a:#x}: {}", show(&words, s.count, s.elem, o.show));
+    }
+    for (i, (img, a)) in launch.images.iter().zip(&launch.image_addrs).enumerate() {
+        let files: Vec<String> =
+            saved.images.iter().filter(|(j, _)| *j == i).map(|(_, p)| p.display().to_string()).collect();
+        let l = &img.layout;
+        let to = if files.is_empty() { String::new() } else { format!(", saved to {}", files.join(", ")) };
+        let format = img.text.split(':').next().unwrap_or("");
+        println!("image {i} @ {a:#x}: {format} {} {}x{}x{}{to}", l.dim.name(), l.width, l.height, l.layers);
+    }
+    Ok(())
 }
 
 /// As `finish`, without printing: a trap is exit code 1, a configuration error 2.
@@ -573,12 +454,16 @@ fn finish_quiet(r: Result<LaunchStats, LaunchError>) -> Result<LaunchStats> {
     }
 }
 
-/// `lanejit run NAME`: a bundled example, its answer checked.
-pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
+/// `lanejit run NAME`: a bundled example, its answer checked. `kernel_name` (`--kernel`) must be its kernel's.
+pub fn run_example(name: &str, kernel_name: Option<&str>, o: &RunOptions) -> Result<()> {
     let ex = examples::by_name(name).ok_or_else(|| anyhow!("no bundled example `{name}` (see --list)"))?;
     let kernel = Kernel::from_asm(&format!("examples/{}.s", ex.name), ex.source)
         .map_err(|e| anyhow!("{e}"))?
         .with_config(o.compile);
+    let own = &kernel.program.meta.name;
+    if let Some(k) = kernel_name.filter(|k| k != own) {
+        bail!("--kernel `{k}`: the bundled example `{name}` has one kernel, `{own}`");
+    }
     let device = new_device(o)?;
     let setup = (ex.setup)(&device, Size::Default).map_err(|e| anyhow!(e))?;
     if !o.buffers.is_empty() || !o.args.is_empty() || !o.images.is_empty() {
@@ -598,6 +483,9 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
     }
     refuse_trace_with_check(o)?;
     let pictures = crate::imageio::picture_paths(&setup.pictures, &o.image_saves, name)?;
+    let outputs: Vec<saves::Output> =
+        pictures.iter().map(|(p, path)| (format!("picture `{}`", p.name), path.clone())).collect();
+    let created = saves::check_outputs(&outputs, &[])?;
     if o.json {
         let result = launch_with(&device, &kernel, &cfg, o.trace);
         let check = result.as_ref().ok().map(|_| (setup.check)(&device));
@@ -611,19 +499,32 @@ pub fn run_example(name: &str, o: &RunOptions) -> Result<()> {
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
         let stats = finish_quiet(result)?;
-        crate::imageio::save_pictures(&device, &pictures)?;
-        findings_verdict(&stats)?;
-        return check.unwrap_or(Ok(String::new())).map(drop).map_err(|e| Failed(format!("wrong answer: {e}")).into());
+        let errors = save_pictures(&device, &pictures, false);
+        created.keep();
+        let check = check.unwrap_or(Ok(String::new())).map(drop).map_err(|e| Failed(format!("wrong answer: {e}")));
+        return saves::with_save_errors(findings_verdict(&stats).and(check.map_err(Into::into)), errors);
     }
     println!("example `{}`: {}", ex.name, ex.about);
     let stats = finish(launch_with(&device, &kernel, &cfg, o.trace))?;
     print_findings(&stats);
     let summary = (setup.check)(&device).map_err(|e| Failed(format!("wrong answer: {e}")))?;
     println!("check: OK ({summary})");
-    for (p, path) in &pictures {
-        println!("picture: {} ({}x{} rgba8)", path.display(), p.width, p.height);
-    }
-    crate::imageio::save_pictures(&device, &pictures)?;
+    let errors = save_pictures(&device, &pictures, true);
+    created.keep();
     report(&stats);
-    findings_verdict(&stats)
+    saves::with_save_errors(findings_verdict(&stats), errors)
+}
+
+/// Writes each picture as a PNG, each even when an earlier one failed (`print`: a line for each one written):
+/// the messages of those that could not be written.
+fn save_pictures(device: &Device, pictures: &[(examples::Picture, PathBuf)], print: bool) -> Vec<String> {
+    let mut errors = Vec::new();
+    for (p, path) in pictures {
+        match crate::imageio::save_picture(device, p, path) {
+            Ok(()) if print => println!("picture: {} ({}x{} rgba8)", path.display(), p.width, p.height),
+            Ok(()) => {}
+            Err(e) => errors.push(format!("picture `{}`: {e:#}", p.name)),
+        }
+    }
+    errors
 }

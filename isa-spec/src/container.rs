@@ -109,7 +109,8 @@ fn u32_at(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
 }
 
-fn words(b: &[u8]) -> Vec<u32> {
+/// Little-endian 32-bit words of `b` (a trailing partial word is dropped: callers check the length first).
+pub(crate) fn words(b: &[u8]) -> Vec<u32> {
     b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
@@ -182,18 +183,33 @@ pub fn read_any(bytes: &[u8]) -> Result<Program, ContainerError> {
     Ok(Program { words: code_words(bytes)?, ..Program::default() })
 }
 
+/// Every kernel of a file: an ELF module's (`crate::elf_kernel::read_all`), else the one kernel [`read_any`]
+/// reads.
+pub fn read_module(bytes: &[u8]) -> Result<Vec<Program>, ContainerError> {
+    if bytes.starts_with(&crate::elf_kernel::ELF_MAGIC) {
+        return crate::elf_kernel::read_all(bytes);
+    }
+    read_any(bytes).map(|p| vec![p])
+}
+
 /// Code bytes as instruction words: a whole number of them, at most `MAX_CODE_WORDS` (raw files and the code
 /// sections of ELF kernels).
 pub(crate) fn code_words(bytes: &[u8]) -> Result<Vec<u32>, ContainerError> {
-    if !bytes.len().is_multiple_of(4) {
-        return Err(ContainerError::NotWords { len: bytes.len() });
+    check_code_len(bytes.len())?;
+    Ok(words(bytes))
+}
+
+/// Checks that `len` code bytes are a whole number of words, at most `MAX_CODE_WORDS` (before they are copied).
+pub(crate) fn check_code_len(len: usize) -> Result<(), ContainerError> {
+    if !len.is_multiple_of(4) {
+        return Err(ContainerError::NotWords { len });
     }
-    if bytes.len() / 4 > MAX_CODE_WORDS {
+    if len / 4 > MAX_CODE_WORDS {
         return Err(ContainerError::TooLarge {
             what: "code length (words)",
-            value: (bytes.len() / 4) as u64,
+            value: (len / 4) as u64,
             max: MAX_CODE_WORDS as u64,
         });
     }
-    Ok(words(bytes))
+    Ok(())
 }

@@ -5,7 +5,8 @@
 //! Layout: the metadata directives, then per instruction its label lines (the program's own labels, and
 //! `L_0040:` for every pc-relative target inside the code), `    <text>` padded, and a comment
 //! `; 0040: 0x11223344 0x55667788` with the address and raw words. A word that does not decode prints as
-//! `.word 0x…  ; 0040: illegal: <reason>`, and decoding resumes at the next word.
+//! `.word 0x…  ; 0040: illegal: <reason>`, and decoding resumes at the next word. A module lists its kernels one
+//! after the other ([`disassemble_module`]), each from its `.kernel` line.
 
 use crate::asm::{bare_candidates, is_ident, is_keyword, modifier_bit, modifier_operand, quote_name, Program};
 use crate::codec::decode_at;
@@ -108,6 +109,14 @@ pub fn disassemble(p: &Program) -> String {
     }
     label_lines(&mut out, end);
     out
+}
+
+/// Disassembles every kernel of a module (an ELF file's, `elf_kernel::read_all`), in order, each under its own
+/// `.kernel` line: the text reassembles (`assemble_module`) to the same kernels, code and metadata, so
+/// `lanejit asm` writes the same file again. Labels are per kernel there, as the assembler scopes them.
+pub fn disassemble_module(programs: &[Program]) -> String {
+    let listings: Vec<String> = programs.iter().map(disassemble).collect();
+    listings.join("\n")
 }
 
 /// Why a decoded instruction cannot be written in assembly (so it prints as `.word`): a value the

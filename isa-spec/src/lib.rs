@@ -22,7 +22,7 @@ pub use asm::{
 };
 pub use codec::{decode_at, decode_raw, encode, encode_values, length_words, DecodeError, Encoded, Illegal};
 pub use container::ContainerError;
-pub use disasm::{disassemble, format_insn};
+pub use disasm::{disassemble, disassemble_module, format_insn};
 pub use expr::WOp;
 pub use facts::*;
 pub use meta::*;

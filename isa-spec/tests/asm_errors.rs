@@ -10,8 +10,8 @@ fn err(src: &str) -> AsmError {
     match assemble("t.s", src) {
         Ok(p) => panic!("`{src}` assembled: {p:?}"),
         Err(e) => {
-            assert_eq!(e.0.len(), 1, "expected one error for `{src}`, got:\n{e}");
-            e.0[0].clone()
+            assert_eq!(e.errors.len(), 1, "expected one error for `{src}`, got:\n{e}");
+            e.errors[0].clone()
         }
     }
 }
@@ -298,7 +298,7 @@ fn directives() {
 fn several_errors_in_one_file() {
     let src = "shfl.idx v1, v2, v999\n  nop\nbogus v1\nreadlane u1, v2, 300\nx: .word zz\n";
     let e = assemble("many.s", src).unwrap_err();
-    let at: Vec<(usize, usize)> = e.0.iter().map(|e| (e.line, e.col)).collect();
+    let at: Vec<(usize, usize)> = e.errors.iter().map(|e| (e.line, e.col)).collect();
     let nop_ok = INSNS.iter().any(|i| i.mnemonic == "nop");
     let mut want = vec![(1, 18), (3, 1), (4, 18), (5, 10)];
     if !nop_ok {

@@ -16,8 +16,8 @@ fn single_error(src: &str) -> AsmError {
     match assemble("k.s", src) {
         Ok(p) => panic!("`{src}` assembled: {:?}", p.meta),
         Err(e) => {
-            assert_eq!(e.0.len(), 1, "expected one error for `{src}`, got:\n{e}");
-            e.0[0].clone()
+            assert_eq!(e.errors.len(), 1, "expected one error for `{src}`, got:\n{e}");
+            e.errors[0].clone()
         }
     }
 }
@@ -89,4 +89,19 @@ fn a_huge_token_is_echoed_short() {
     assert!(shown.len() < 200, "{} bytes echoed", shown.len());
     assert!(shown.contains(&"x".repeat(79)) && shown.contains('…'), "{shown}");
     assert!(e.text.chars().count() <= 81, "{} chars kept in `text`", e.text.len());
+}
+
+/// A kernel name with a NUL cannot be an ELF symbol or section name: `asm -o k.elf` panicked in the ELF writer.
+/// The assembler and the loaders refuse it.
+#[test]
+fn a_kernel_name_with_a_nul_is_refused() {
+    let e = single_error(".kernel \"a\\0b\"\nend\n");
+    assert_eq!((e.line, e.col), (1, 9));
+    assert!(e.message.contains("NUL"), "{}", e.message);
+    let p = assemble("k.s", ".kernel ab\nend\n").unwrap();
+    let mut bytes = container::write(&p);
+    let at = bytes.len() - 4 - 1; // the name's last byte, before the code word
+    bytes[at] = 0;
+    let e = container::read(&bytes).unwrap_err().to_string();
+    assert!(e.contains("NUL"), "{e}");
 }

@@ -416,9 +416,9 @@ fn float_and_negative_literals() {
     assert_eq!(v("0xdeadbeef"), 0xdead_beef);
     assert_eq!(v("4294967295"), u32::MAX);
     let e = assemble("t.s", &line(info, n, "4294967296")).unwrap_err();
-    assert!(e.0[0].message.contains("out of range -2147483648..=4294967295"), "{e}");
+    assert!(e.errors[0].message.contains("out of range -2147483648..=4294967295"), "{e}");
     let e = assemble("t.s", &line(info, n, "1e39")).unwrap_err();
-    assert_eq!(e.0[0].message, "float literal `1e39` is out of the f32 range");
+    assert_eq!(e.errors[0].message, "float literal `1e39` is out of the f32 range");
 }
 
 #[test]

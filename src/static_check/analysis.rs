@@ -1,8 +1,9 @@
 //! The data-flow analysis: the outstanding operations of each counter at every block entry, to a fixed point,
-//! then one more pass that records every hazard; and the search for `wait` fields stronger than needed.
+//! then one more pass that records every hazard. (`notes` searches for `wait` fields stronger than needed.)
 
 use super::cfg::{counter_index, counter_max, wait_fields, Cfg};
-use super::FindingKind;
+use super::producers::Producers;
+use super::{Clock, DeadlineExceeded, FindingKind};
 use lanejit_isa::{Counter, Insn, Reg, RegSet};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,12 +26,12 @@ struct Slot {
     /// with a field at most this covers them); saturates at the counter's maximum.
     younger: u32,
     /// The pcs that may have issued them.
-    producers: BTreeSet<u32>,
+    producers: Producers,
 }
 
 /// The analysis state at one point: every outstanding (counter, role, register).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct State(BTreeMap<Key, Slot>);
+pub(super) struct State(BTreeMap<Key, Slot>);
 
 /// `wait` field values to use instead of the program's, by (pc, counter index): how a note is tried.
 pub type Overrides = BTreeMap<(u32, usize), u32>;
@@ -49,29 +50,18 @@ pub struct HazardKey {
 }
 
 /// Every hazard with the pcs that may have produced it.
-pub type Hazards = BTreeMap<HazardKey, BTreeSet<u32>>;
+pub type Hazards = BTreeMap<HazardKey, Producers>;
 
-/// A `wait` field stronger than needed.
-pub struct Note {
-    /// The `wait`.
-    pub pc: u32,
-    /// Index of the field's counter in `Counter::ALL`.
-    pub counter: usize,
-    /// The field's value.
-    pub value: u32,
-    /// The largest value with no new hazard.
-    pub weakest: u32,
-}
-
-/// What one analysis run reads besides the state: the field overrides and each counter's maximum.
-struct Ctx<'a> {
+/// What one analysis run reads besides the state: the field overrides, each counter's maximum and the deadline.
+pub(super) struct Ctx<'a> {
     overrides: &'a Overrides,
     caps: Vec<u32>,
+    clock: &'a Clock,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(overrides: &'a Overrides) -> Ctx<'a> {
-        Ctx { overrides, caps: (0..Counter::ALL.len()).map(counter_max).collect() }
+    pub(super) fn new(overrides: &'a Overrides, clock: &'a Clock) -> Ctx<'a> {
+        Ctx { overrides, caps: (0..Counter::ALL.len()).map(counter_max).collect(), clock }
     }
 }
 
@@ -90,15 +80,14 @@ fn still_read(insn: &Insn) -> RegSet {
 impl State {
     /// Merges `o` into this state: an operation outstanding on either path is outstanding, with the fewer
     /// younger operations and every producer. Whether anything changed.
-    fn join(&mut self, o: &State) -> bool {
+    pub(super) fn join(&mut self, o: &State) -> bool {
         let mut changed = false;
         for (k, s) in &o.0 {
             match self.0.get_mut(k) {
                 Some(mine) => {
-                    let before = (mine.younger, mine.producers.len());
+                    changed |= s.younger < mine.younger;
                     mine.younger = mine.younger.min(s.younger);
-                    mine.producers.extend(s.producers.iter().copied());
-                    changed |= before != (mine.younger, mine.producers.len());
+                    changed |= mine.producers.join(&s.producers);
                 }
                 None => {
                     self.0.insert(*k, s.clone());
@@ -111,7 +100,7 @@ impl State {
 
     /// One instruction: its `wait` fields retire what they cover; its reads and writes are checked against what
     /// is outstanding; if asynchronous, it becomes the newest operation of its counter.
-    fn step(&mut self, pc: u32, insn: &Insn, ctx: &Ctx, sink: &mut Hazards) {
+    pub(super) fn step(&mut self, pc: u32, insn: &Insn, ctx: &Ctx, sink: &mut Hazards) {
         for (c, v, max) in wait_fields(insn) {
             let n = ctx.overrides.get(&(pc, c)).copied().unwrap_or(v);
             if n < max {
@@ -147,7 +136,7 @@ impl State {
         for k in hit {
             let slot = self.0.remove(&k).expect("the key was just listed");
             let key = HazardKey { pc, reg: k.2, kind, counter: k.0 };
-            sink.entry(key).or_default().extend(slot.producers);
+            sink.entry(key).or_default().join(&slot.producers);
         }
     }
 
@@ -156,7 +145,7 @@ impl State {
         for (_, s) in self.0.iter_mut().filter(|(k, _)| k.0 == c) {
             s.younger = (s.younger + 1).min(cap);
         }
-        let fresh = || Slot { younger: 0, producers: BTreeSet::from([pc]) };
+        let fresh = || Slot { younger: 0, producers: Producers::one(pc) };
         for r in dest.iter() {
             self.0.insert((c, Role::Dest, r), fresh());
         }
@@ -167,16 +156,18 @@ impl State {
 }
 
 /// The state at the entry of every block reachable from pc 0 (`None`: unreachable), to a fixed point. States
-/// only grow (joins), over a finite lattice (bounded counts, finite pc sets), so loops terminate.
-fn fixpoint(cfg: &Cfg, ctx: &Ctx) -> Vec<Option<State>> {
-    let mut ins: Vec<Option<State>> = vec![None; cfg.blocks.len()];
-    let Some(entry) = cfg.entry() else { return ins };
+/// only grow (joins), over a finite lattice (bounded counts, finite pc sets), so loops terminate; the clock is
+/// read at every block, so a huge kernel stops at the deadline.
+pub(super) fn fixpoint(cfg: &Cfg, ctx: &Ctx) -> Result<Vec<Option<State>>, DeadlineExceeded> {
+    let mut ins: Vec<Option<State>> = vec![None; cfg.nodes()];
+    let Some(entry) = cfg.entry() else { return Ok(ins) };
     ins[entry] = Some(State::default());
     let mut work = BTreeSet::from([entry]);
     let mut scratch = Hazards::new();
     while let Some(b) = work.pop_first() {
-        let mut st = ins[b].clone().expect("only reached blocks are queued");
-        for op in &cfg.blocks[b].ops {
+        ctx.clock.check()?;
+        let Some(mut st) = ins[b].clone() else { continue }; // only reached nodes are queued
+        for op in cfg.ops(b) {
             st.step(op.pc, &op.insn, ctx, &mut scratch);
         }
         scratch.clear();
@@ -193,52 +184,23 @@ fn fixpoint(cfg: &Cfg, ctx: &Ctx) -> Vec<Option<State>> {
             }
         }
     }
-    ins
+    Ok(ins)
 }
 
 /// Every hazard of the program, with the `wait` fields of `overrides` in place of the program's.
-pub fn hazards(cfg: &Cfg, overrides: &Overrides) -> Hazards {
-    let ctx = Ctx::new(overrides);
+pub fn hazards(cfg: &Cfg, overrides: &Overrides, clock: &Clock) -> Result<Hazards, DeadlineExceeded> {
+    let ctx = Ctx::new(overrides, clock);
     let mut out = Hazards::new();
-    for (b, st) in fixpoint(cfg, &ctx).into_iter().enumerate() {
+    for (b, st) in fixpoint(cfg, &ctx)?.into_iter().enumerate() {
         let Some(mut st) = st else { continue };
-        for op in &cfg.blocks[b].ops {
+        for op in cfg.ops(b) {
             st.step(op.pc, &op.insn, &ctx, &mut out);
         }
     }
-    out
+    Ok(out)
 }
 
 /// Whether `h` holds nothing `base` does not: no new hazard, no new producer of one.
-fn no_new_hazard(h: &Hazards, base: &Hazards) -> bool {
+pub(super) fn no_new_hazard(h: &Hazards, base: &Hazards) -> bool {
     h.iter().all(|(k, p)| base.get(k).is_some_and(|bp| p.is_subset(bp)))
-}
-
-/// The `wait` fields (of reachable `wait`s) that could be raised without a new hazard, each with the largest
-/// such value. Raising a field only lets more operations stay outstanding, so the hazards grow with it and a
-/// binary search finds the largest safe value.
-pub fn strong_waits(cfg: &Cfg, base: &Hazards) -> Vec<Note> {
-    let none = Overrides::new();
-    let reached = fixpoint(cfg, &Ctx::new(&none));
-    let mut notes = Vec::new();
-    for (b, _) in reached.iter().enumerate().filter(|(_, s)| s.is_some()) {
-        for op in &cfg.blocks[b].ops {
-            for (c, value, max) in wait_fields(&op.insn).into_iter().filter(|f| f.1 < f.2) {
-                let safe = |n: u32| no_new_hazard(&hazards(cfg, &Overrides::from([((op.pc, c), n)])), base);
-                let (mut lo, mut hi) = (value, max);
-                while lo < hi {
-                    let mid = lo + (hi - lo).div_ceil(2);
-                    if safe(mid) {
-                        lo = mid;
-                    } else {
-                        hi = mid - 1;
-                    }
-                }
-                if lo > value {
-                    notes.push(Note { pc: op.pc, counter: c, value, weakest: lo });
-                }
-            }
-        }
-    }
-    notes
 }

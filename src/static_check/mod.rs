@@ -11,8 +11,10 @@
 //! is, for every counter, the registers its outstanding operations will write (loads, atomics, image and
 //! transcendental results) or still read (the data of stores and atomics), each with the number of younger
 //! operations of that counter issued since (the least over every path that reaches the point, so that a join is
-//! sound) and the pcs that may have produced it. The count saturates at the counter's maximum and the pcs are a
-//! finite set, so the analysis terminates on any loop. Every register fact is the generated one
+//! sound) and the pcs that may have produced it (the lowest [`MAX_PRODUCERS`], so that a state stays small). The
+//! count saturates at the counter's maximum and the pcs are a finite set, so the analysis terminates on any loop.
+//! Indirect jumps reach their possible targets through one shared node (`cfg`), so the graph is linear in the
+//! kernel, and [`check_limited`] stops at a deadline. Every register fact is the generated one
 //! (`Insn::reads`, `Insn::writes`, `Insn::reg_uses`); the `wait` fields are found by their operand kinds
 //! (`cnt_<counter>`).
 //!
@@ -21,10 +23,14 @@
 
 mod analysis;
 mod cfg;
+mod notes;
+mod producers;
 mod render;
 
 use lanejit_isa::{Counter, Program, Reg};
+use std::time::{Duration, Instant};
 
+pub use producers::MAX_PRODUCERS;
 pub use render::{render_json, render_text};
 
 /// What a finding says.
@@ -85,8 +91,10 @@ pub struct Finding {
     /// The using instruction (hazards) or the `wait` (notes).
     pub at: Site,
     /// Hazards: every instruction whose outstanding operation may be the one not yet waited for (more than one
-    /// when paths join). Notes: empty.
+    /// when paths join), the lowest [`MAX_PRODUCERS`] of them. Notes: empty.
     pub producers: Vec<Site>,
+    /// Hazards: more instructions than `producers` lists may be the one (their pcs are above those listed).
+    pub more_producers: bool,
     /// Hazards: the register. Notes: `None`.
     pub reg: Option<Reg>,
     /// The wait counter of the operation (hazards) or of the `wait` field (notes).
@@ -98,11 +106,43 @@ pub struct Finding {
 
 /// Every finding on a program, hazards first (by pc, register), then notes (by pc, counter). `lines` gives
 /// source lines for the report, when the program was assembled from text: the line (from 1) of the instruction
-/// starting at each code word, 0 where none does (as `lanejit_isa::assemble_with_lines` gives them).
+/// starting at each code word, 0 where none does (as `lanejit_isa::assemble_with_lines` gives them). No deadline:
+/// [`check_limited`] takes one.
 pub fn check(program: &Program, lines: Option<&[u32]>) -> Vec<Finding> {
+    // Without a deadline the check cannot stop early; the error arm is never taken.
+    check_limited(program, lines, CheckLimits::default()).unwrap_or_default()
+}
+
+/// The deadline of `lanejit check` when none is given: a launch's default.
+pub const DEFAULT_CHECK_DEADLINE: Duration = Duration::from_secs(600);
+
+/// Limits of a check ([`check_limited`]), as a launch has them (`LaunchConfig::deadline`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckLimits {
+    /// Wall-clock time the check may take (`None`: no limit). The analysis iterates to a fixed point, once for the
+    /// hazards and again for each `wait` field it tries to weaken, so a huge kernel can take long; the deadline
+    /// stops it with [`DeadlineExceeded`] instead.
+    pub deadline: Option<Duration>,
+}
+
+/// The check passed its deadline before it finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the static check passed its wall-clock deadline of {} s", limit.as_secs_f64())]
+pub struct DeadlineExceeded {
+    /// The deadline given.
+    pub limit: Duration,
+}
+
+/// [`check`] within `limits`: the findings, or [`DeadlineExceeded`] when the deadline passes first.
+pub fn check_limited(
+    program: &Program,
+    lines: Option<&[u32]>,
+    limits: CheckLimits,
+) -> Result<Vec<Finding>, DeadlineExceeded> {
+    let clock = Clock::start(limits.deadline);
     let cfg = cfg::Cfg::new(program);
-    let base = analysis::hazards(&cfg, &analysis::Overrides::new());
-    let notes = analysis::strong_waits(&cfg, &base);
+    let base = analysis::hazards(&cfg, &analysis::Overrides::new(), &clock)?;
+    let notes = notes::strong_waits(&cfg, &base, &clock)?;
     let line_at = |pc: u32| lines?.get((pc / 4) as usize).filter(|&&n| n > 0).map(|&n| n as usize);
     let site = |pc: u32| Site { pc, line: line_at(pc) };
     let mut out: Vec<Finding> = base
@@ -110,7 +150,8 @@ pub fn check(program: &Program, lines: Option<&[u32]>) -> Vec<Finding> {
         .map(|(key, producers)| Finding {
             kind: key.kind,
             at: site(key.pc),
-            producers: producers.into_iter().map(site).collect(),
+            producers: producers.pcs().map(site).collect(),
+            more_producers: producers.more(),
             reg: Some(key.reg),
             counter: Counter::ALL[key.counter],
             field: None,
@@ -120,11 +161,35 @@ pub fn check(program: &Program, lines: Option<&[u32]>) -> Vec<Finding> {
         kind: FindingKind::WaitStrongerThanNeeded,
         at: site(n.pc),
         producers: Vec::new(),
+        more_producers: false,
         reg: None,
         counter: Counter::ALL[n.counter],
         field: Some((n.value, n.weakest)),
     }));
-    out
+    Ok(out)
+}
+
+/// When the check must stop.
+pub(crate) struct Clock {
+    /// `None`: never (no deadline, or one too far to represent).
+    at: Option<Instant>,
+    limit: Duration,
+}
+
+impl Clock {
+    fn start(deadline: Option<Duration>) -> Clock {
+        let at = deadline.and_then(|d| Instant::now().checked_add(d));
+        Clock { at, limit: deadline.unwrap_or_default() }
+    }
+
+    /// `Err` once the deadline has passed (a clock read costs tens of nanoseconds, far less than the block of
+    /// analysis between two reads).
+    pub(crate) fn check(&self) -> Result<(), DeadlineExceeded> {
+        match self.at {
+            Some(at) if Instant::now() >= at => Err(DeadlineExceeded { limit: self.limit }),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The number of hazards among `findings` (notes do not count).

@@ -23,7 +23,10 @@ fn site_text(s: &Site) -> String {
 fn line_of(file: &str, f: &Finding) -> String {
     let counter = f.counter.name();
     let at = place(file, f.at);
-    let producers = f.producers.iter().map(site_text).collect::<Vec<_>>().join(", ");
+    let mut producers = f.producers.iter().map(site_text).collect::<Vec<_>>().join(", ");
+    if f.more_producers {
+        producers += ", and more";
+    }
     let reg = f.reg.map(reg_name).unwrap_or_default();
     match f.kind {
         FindingKind::ReadBeforeWait => format!(
@@ -66,7 +69,8 @@ fn site_json(s: &Site) -> Value {
 }
 
 /// The findings of one kernel as one JSON object: `file`, `kernel`, `hazards` (count), `notes` (count) and
-/// `findings`, each with `kind`, `hazard` (bool), `pc`, `line`, `producers` (`pc`, `line`), `reg`, `counter`
+/// `findings`, each with `kind`, `hazard` (bool), `pc`, `line`, `producers` (`pc`, `line`; the lowest
+/// `MAX_PRODUCERS`), `more_producers` (bool: there are more), `reg`, `counter`
 /// and, for notes, `value` and `weakest`.
 pub fn render_json(file: &str, kernel: &str, findings: &[Finding]) -> Value {
     let rows: Vec<Value> = findings
@@ -78,6 +82,7 @@ pub fn render_json(file: &str, kernel: &str, findings: &[Finding]) -> Value {
                 "pc": f.at.pc,
                 "line": f.at.line,
                 "producers": f.producers.iter().map(site_json).collect::<Vec<_>>(),
+                "more_producers": f.more_producers,
                 "reg": f.reg.map(reg_name),
                 "counter": f.counter.name(),
                 "value": f.field.map(|x| x.0),

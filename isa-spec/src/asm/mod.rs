@@ -18,9 +18,12 @@
 //! - Source modifiers `-v2`, `|v2|`, `-|v2|` on the operand named `rsK` set bit K-1 of the instruction's
 //!   `neg` / `abs` operand (an explicit `neg=`/`abs=` mask is OR-ed with them).
 
+mod errors;
 mod lex;
 mod module;
 mod operand;
+
+pub use errors::{AsmError, AsmErrors, MAX_FILE_NAME_CHARS, MAX_MESSAGE_CHARS, MAX_REPORTED_ERRORS};
 
 pub(crate) use lex::is_ident;
 pub use lex::quote_name;
@@ -28,10 +31,10 @@ pub use module::{assemble_module, assemble_module_with_lines};
 pub(crate) use operand::{bare_candidates, is_keyword, modifier_bit, modifier_operand};
 
 use crate::meta::InsnInfo;
+use errors::ErrorSink;
 use lex::{Body, Span};
 use operand::{perr, PErr};
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 use std::sync::OnceLock;
 
 /// Largest kernel name (bytes) the assembler and the container accept.
@@ -82,12 +85,21 @@ impl KernelMeta {
         if self.name.len() > MAX_NAME_BYTES {
             return Err(format!("kernel name of {} bytes exceeds {MAX_NAME_BYTES}", self.name.len()));
         }
+        check_name_chars(&self.name)?;
         check_workgroup(self.workgroup)?;
         if self.shared_bytes > MAX_SHARED_BYTES {
             return Err(format!("shared memory of {} bytes exceeds {MAX_SHARED_BYTES}", self.shared_bytes));
         }
         check_private(self.private_bytes)?;
         check_args(self.arg_bytes)
+    }
+}
+
+/// Checks that a kernel name holds no NUL: ELF string tables (symbol and section names) end a name at one.
+pub fn check_name_chars(name: &str) -> Result<(), String> {
+    match name.find('\0') {
+        Some(at) => Err(format!("kernel name holds a NUL character (byte {at}), which an ELF file cannot name")),
+        None => Ok(()),
     }
 }
 
@@ -139,51 +151,6 @@ pub struct Program {
     pub meta: KernelMeta,
 }
 
-/// One assembly error. `col` counts characters from 1; `text` is the offending token.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AsmError {
-    /// The source file's name, as the caller gave it.
-    pub file: String,
-    /// Line of the error, counted from 1.
-    pub line: usize,
-    /// Column of `text`, in characters from 1.
-    pub col: usize,
-    /// The offending token as written (a run of more than 80 characters is cut short, marked `…`).
-    pub text: String,
-    /// What is wrong.
-    pub message: String,
-    /// A suggestion (the mnemonic meant, the expected syntax), where one helps.
-    pub hint: Option<String>,
-}
-
-impl fmt::Display for AsmError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}:{}:{}: error: {}", self.file, self.line, self.col, self.message)?;
-        if let Some(h) = &self.hint {
-            write!(f, "\n  hint: {h}")?;
-        }
-        Ok(())
-    }
-}
-
-/// All errors of one file, in line order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AsmErrors(pub Vec<AsmError>);
-
-impl fmt::Display for AsmErrors {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for AsmErrors {}
-
 fn mnemonics() -> &'static HashMap<&'static str, &'static InsnInfo> {
     static MAP: OnceLock<HashMap<&'static str, &'static InsnInfo>> = OnceLock::new();
     MAP.get_or_init(|| crate::INSNS.iter().map(|i| (i.mnemonic, i)).collect())
@@ -203,9 +170,9 @@ struct Pending {
     at: usize,
 }
 
-struct Asm<'f> {
-    file: &'f str,
-    errors: Vec<AsmError>,
+/// The assembly of one kernel: the lines it spans of its file, and the file's shared error list.
+struct Asm<'s> {
+    errors: &'s mut ErrorSink,
     words: Vec<u32>,
     labels: BTreeMap<String, u32>,
     label_lines: HashMap<String, usize>,
@@ -224,9 +191,28 @@ pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
 /// `assemble`, also giving the source line (from 1) of the instruction starting at each code word (0 where no
 /// instruction starts): the pc → line map that reports about a pc quote (`lanejit::check` findings).
 pub fn assemble_with_lines(file_name: &str, src: &str) -> Result<(Program, Vec<u32>), AsmErrors> {
+    let lines = source_lines(src);
+    let mut errors = ErrorSink::new(file_name);
+    let out = assemble_lines(&lines, 0, &mut errors);
+    match errors.finish() {
+        None => Ok(out),
+        Some(e) => Err(e),
+    }
+}
+
+/// The lines of a source file, without their line ends (`\n` or `\r\n`) and without a leading byte order mark:
+/// editors on some systems start a file with one, and it is not part of the first statement.
+pub(crate) fn source_lines(src: &str) -> Vec<&str> {
+    let src = src.strip_prefix(BYTE_ORDER_MARK).unwrap_or(src);
+    src.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect()
+}
+
+/// Assembles one kernel from `lines`, the lines of its file from index `first` on (so that errors and the pc →
+/// line map carry the file's line numbers), recording its errors in `errors`. The program is only meaningful
+/// when no error was recorded (the caller compares `errors.total()`).
+pub(crate) fn assemble_lines(lines: &[&str], first: usize, errors: &mut ErrorSink) -> (Program, Vec<u32>) {
     let mut a = Asm {
-        file: file_name,
-        errors: Vec::new(),
+        errors,
         words: Vec::new(),
         labels: BTreeMap::new(),
         label_lines: HashMap::new(),
@@ -235,41 +221,24 @@ pub fn assemble_with_lines(file_name: &str, src: &str) -> Result<(Program, Vec<u
         pending: Vec::new(),
         lines: Vec::new(),
     };
-    // Editors on some systems start a file with a byte order mark; it is not part of the first statement.
-    let src = src.strip_prefix(BYTE_ORDER_MARK).unwrap_or(src);
-    let lines: Vec<&str> = src.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
-    for (n, raw) in lines.iter().enumerate() {
-        if let Err(e) = a.line(n + 1, raw) {
-            a.push(n + 1, raw, e);
+    for (i, raw) in lines.iter().enumerate() {
+        if let Err(e) = a.line(first + i + 1, raw) {
+            a.push(first + i + 1, raw, e);
         }
     }
-    a.resolve(&lines);
-    if a.errors.is_empty() {
-        let mut lines = std::mem::take(&mut a.lines);
-        lines.resize(a.words.len(), 0);
-        Ok((Program { words: a.words, labels: a.labels, meta: a.meta }, lines))
-    } else {
-        a.errors.sort_by_key(|e| (e.line, e.col));
-        Err(AsmErrors(a.errors))
-    }
+    a.resolve(lines, first);
+    let mut pc_lines = std::mem::take(&mut a.lines);
+    pc_lines.resize(a.words.len(), 0);
+    (Program { words: a.words, labels: a.labels, meta: a.meta }, pc_lines)
 }
 
 /// U+FEFF: skipped at the start of a file, reported by name anywhere else (it is invisible in a listing).
 const BYTE_ORDER_MARK: char = '\u{feff}';
 
 impl Asm<'_> {
-    /// Records an error; every token echoed in it is cut to [`lex::MAX_ECHOED_TOKEN_CHARS`] characters, so a
-    /// huge token does not flood the terminal.
+    /// Records an error (`ErrorSink` keeps the first ones and clips what they repeat).
     fn push(&mut self, line: usize, raw: &str, e: PErr) {
-        let col = raw.get(..e.off).map_or(1, |p| p.chars().count() + 1);
-        self.errors.push(AsmError {
-            file: self.file.to_string(),
-            line,
-            col,
-            text: lex::elide_long_tokens(&e.text),
-            message: lex::elide_long_tokens(&e.message),
-            hint: e.hint.as_deref().map(lex::elide_long_tokens),
-        });
+        self.errors.push(line, raw, e.off, &e.text, &e.message, e.hint.as_deref());
     }
 
     fn addr(&self) -> u32 {
@@ -309,8 +278,13 @@ impl Asm<'_> {
 
     fn insn(&mut self, n: usize, mn: Span, ops: &[Span], rest: Span) -> Result<(), PErr> {
         let Some(&info) = mnemonics().get(mn.text) else {
-            let hint =
-                lex::suggest(mn.text, crate::INSNS.iter().map(|i| i.mnemonic)).map(|s| format!("did you mean `{s}`?"));
+            // A suggestion compares with every mnemonic: only for an error that is kept.
+            let hint = self
+                .errors
+                .wants(n, mn.off)
+                .then(|| lex::suggest(mn.text, crate::INSNS.iter().map(|i| i.mnemonic)))
+                .flatten()
+                .map(|s| format!("did you mean `{s}`?"));
             return Err(perr(mn, format!("unknown mnemonic `{}`", mn.text)).hint(hint));
         };
         let at = self.words.len();
@@ -376,6 +350,7 @@ impl Asm<'_> {
                 if s.len() > MAX_NAME_BYTES {
                     return Err(perr(a, format!("kernel name of {} bytes exceeds {MAX_NAME_BYTES}", s.len())));
                 }
+                check_name_chars(&s).map_err(|m| perr(a, m))?;
                 self.meta.name = s;
             }
             ".workgroup" => {
@@ -421,10 +396,10 @@ impl Asm<'_> {
     }
 
     /// Pass 2: label operands, then encoding.
-    fn resolve(&mut self, lines: &[&str]) {
+    fn resolve(&mut self, lines: &[&str], first: usize) {
         let pending = std::mem::take(&mut self.pending);
         for mut p in pending {
-            let raw = lines[p.line - 1];
+            let raw = lines[p.line - 1 - first];
             if self.lines.len() <= p.at {
                 self.lines.resize(p.at + 1, 0);
             }
@@ -433,7 +408,13 @@ impl Asm<'_> {
             let mut ok = true;
             for r in &p.refs {
                 let Some(&target) = self.labels.get(&r.name) else {
-                    let hint = lex::suggest(&r.name, self.labels.keys().map(|s| s.as_str()))
+                    // A suggestion compares the name with every label: only for an error that is kept, or 10,000
+                    // undefined names among 10,000 labels would take 10^8 comparisons.
+                    let hint = self
+                        .errors
+                        .wants(p.line, r.off)
+                        .then(|| lex::suggest(&r.name, self.labels.keys().map(|s| s.as_str())))
+                        .flatten()
                         .map(|s| format!("did you mean `{s}`?"));
                     self.push(
                         p.line,
