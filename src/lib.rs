@@ -75,10 +75,14 @@ pub enum Engine {
     /// The reference interpreter (the golden model).
     #[default]
     Interp,
-    /// Compile every block with Cranelift before running: first with the quick tier, then the blocks that
-    /// run often again with the optimising tier (`Kernel::jit_promotion`).
+    /// Compile every block with Cranelift before running: first with the quick tier (the launch waits for
+    /// it), then the blocks that run often again with the optimising tier, on the compile threads
+    /// (`Kernel::jit_promotion`). For benchmarks of compiled code and for testing the JIT itself.
     Jit,
-    /// Interpret cold blocks, compile hot ones.
+    /// Tiered, the default (`LaunchConfig::default()`): a launch starts at once in the interpreter, blocks
+    /// that run often are compiled with the optimising tier on the compile threads and run compiled from the
+    /// next chunk on (`Kernel::auto_tiering`); no launch waits for the compiler, and the compiled code stays
+    /// with the kernel (and the code cache) for its later launches.
     Auto,
 }
 

@@ -71,9 +71,9 @@ typedef enum LjTrapKind {
 typedef enum LjEngine {
   // The reference interpreter (the golden model).
   LJ_ENGINE_INTERP = 0,
-  // Compiled code (the default).
+  // Compiled code: the launch waits for the whole kernel's quick compilation (benchmarks of compiled code).
   LJ_ENGINE_JIT = 1,
-  // Interpret cold blocks, compile hot ones.
+  // Tiered (the default): starts at once in the interpreter, hot blocks compiled on background threads.
   LJ_ENGINE_AUTO = 2,
 } LjEngine;
 

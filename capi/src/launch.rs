@@ -19,7 +19,7 @@ pub extern "C" fn lj_launch_config_default() -> LjLaunchConfig {
         private_bytes: LJ_FROM_KERNEL,
         budget: 0,
         deadline_ms: 0,
-        engine: LjEngine::Jit as u32,
+        engine: LjEngine::Auto as u32,
         threads: 0,
         cancel: std::ptr::null(),
         checks: 0,

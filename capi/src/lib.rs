@@ -62,9 +62,9 @@ pub enum LjStatus {
 pub enum LjEngine {
     /// The reference interpreter (the golden model).
     Interp = 0,
-    /// Compiled code (the default).
+    /// Compiled code: the launch waits for the whole kernel's quick compilation (benchmarks of compiled code).
     Jit = 1,
-    /// Interpret cold blocks, compile hot ones.
+    /// Tiered (the default): starts at once in the interpreter, hot blocks compiled on background threads.
     Auto = 2,
 }
 

@@ -14,6 +14,13 @@ use std::time::{Duration, Instant};
 /// `lanejit bench` arguments.
 #[derive(clap::Args, Clone)]
 pub struct BenchArgs {
+    /// Time first launches instead: generated large kernels (alu, xlane, mem, loop, barrier; 1k and 5k
+    /// instructions, 20k at the default size, 100k with `--size large`) and every bundled example, a fresh kernel
+    /// per engine (`--engines`, default interp,jit,auto), `--repeat` launches each (default 5): first launch,
+    /// best, the launch at steady state, compile time on and off the critical path. Exit 1 if the engines
+    /// disagree.
+    #[arg(long, conflicts_with_all = ["kernel", "profile", "scaling_all", "skip_large"])]
+    pub first_launch: bool,
     /// Your kernel (source .s or binary) instead of the bundled ones: launched as `run` launches it (the options
     /// below it up to `--kernel`), `--repeat` times on each of `--engines`, each launch from the buffers' initial
     /// contents; the engines' output buffers must agree (exit 1 otherwise, or on a trap).
@@ -142,7 +149,8 @@ fn once(
     Ok((took, n0.elapsed(), stats.retired, stats.lane_ops, stats.interpreted))
 }
 
-/// The shortest of `m.best_of` launches (and of their native runs).
+/// The shortest of `m.best_of` launches (and of their native runs), in the steady state: after a first launch
+/// whose hot blocks the compile threads are then left to finish (a launch never waits for them itself).
 fn best(
     ex: &examples::Example,
     kernel: &Kernel,
@@ -151,6 +159,10 @@ fn best(
     threads: usize,
 ) -> Result<(Duration, Duration, u64, u64, u64)> {
     let size = m.size;
+    if engine != Engine::Interp {
+        once(ex, kernel, engine, size, threads)?;
+        kernel.wait_for_compiles();
+    }
     let mut b = once(ex, kernel, engine, size, threads)?;
     for _ in 1..m.best_of {
         let r = once(ex, kernel, engine, size, threads)?;

@@ -253,8 +253,9 @@ pub struct RunArgs {
     /// The kernel's launch: grid, workgroup, buffers, arguments, threads and limits.
     #[command(flatten)]
     pub launch: LaunchArgs,
-    /// The engine (the JIT by default; `interp` is the golden model).
-    #[arg(long, value_parser = engine_parser(), default_value = "jit")]
+    /// The engine (tiered `auto` by default: it starts at once and compiles hot blocks in the background; `jit`
+    /// compiles the whole kernel before it starts; `interp` is the golden model).
+    #[arg(long, value_parser = engine_parser(), default_value = "auto")]
     pub engine: Engine,
     /// Print every executed instruction with EXEC and the registers it wrote (runs on one thread).
     #[arg(long)]
@@ -312,11 +313,16 @@ pub const ENGINES: [(&str, &str, Engine); 3] = [
     ("interp", "The reference interpreter (the golden model)", Engine::Interp),
     (
         "jit",
-        "Compile every block with Cranelift before running: first with the quick tier, then the blocks that run often \
-         again with the optimising tier",
+        "Compile every block with Cranelift before running (the launch waits): first with the quick tier, then the \
+         blocks that run often again with the optimising tier, in the background",
         Engine::Jit,
     ),
-    ("auto", "Interpret cold blocks, compile hot ones", Engine::Auto),
+    (
+        "auto",
+        "Tiered (the default of `run`): start at once in the interpreter, compile hot blocks with the optimising tier \
+         in the background and run them compiled as they arrive",
+        Engine::Auto,
+    ),
 ];
 
 /// The engine called `name` on the command line ([`ENGINES`]).
@@ -408,6 +414,9 @@ pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
         }
         Cmd::Wave(a) => run_wave(&a, compile),
         Cmd::Run(a) => run(a, compile),
+        Cmd::Bench(a) if a.first_launch => {
+            crate::bench_first::run(&crate::bench_first::FirstLaunchArgs::from_bench(&a)?, compile)
+        }
         Cmd::Bench(a) => crate::bench::run(&a, compile),
         Cmd::Fuzz(a) => crate::fuzz::run(&a),
         Cmd::Check(a) => crate::checkcmd::run(&a),

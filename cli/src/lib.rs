@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod bench_first;
 pub mod bench_kernel;
 pub mod bufio;
 pub mod cases;

@@ -8,6 +8,7 @@ use lanejit_jit::{OptLevel, RegAlloc};
 
 fn main() {
     fixed_mmap_threshold();
+    default_sigpipe();
     let cli = Cli::parse();
     let result = config_from_env().and_then(|compile| dispatch(cli.cmd, &compile));
     if let Err(e) = &result {
@@ -32,6 +33,13 @@ fn config_from_env() -> anyhow::Result<CompileConfig> {
     }
     if let Some(r) = var("LANEJIT_JIT_RA")? {
         c.jit.regalloc = RegAlloc::parse(&r).ok_or_else(|| bad("LANEJIT_JIT_RA", &r, "backtracking or single_pass"))?;
+    }
+    if let Some(n) = var("LANEJIT_COMPILE_THREADS")? {
+        c.compile_threads = n
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n <= MAX_COMPILE_THREADS)
+            .ok_or_else(|| bad("LANEJIT_COMPILE_THREADS", &n, "a count of compile threads from 0 to 64"))?;
     }
     c.jit.report.timing = std::env::var_os("LANEJIT_JIT_TIMING").is_some();
     c.jit.report.clif = std::env::var_os("LANEJIT_JIT_CLIF").is_some();
@@ -81,3 +89,19 @@ fn fixed_mmap_threshold() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn fixed_mmap_threshold() {}
+
+/// Most compile threads `LANEJIT_COMPILE_THREADS` may ask for.
+const MAX_COMPILE_THREADS: usize = 64;
+
+/// A closed standard output (`lanejit run k.s --json | head`) ends the command as it ends `cat`: by SIGPIPE,
+/// quietly. Rust ignores SIGPIPE, so a write to a closed pipe would fail and `println!` would panic instead.
+#[cfg(unix)]
+fn default_sigpipe() {
+    // SAFETY: restores the default action of one signal before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}

@@ -71,11 +71,12 @@ class Device(_native.Device):
             data = np.ascontiguousarray(data)
         super().write(addr, data)
 
-    def launch(self, kernel, grid=1, args=(), *, workgroup=None, engine="jit", budget=0, deadline=None,
+    def launch(self, kernel, grid=1, args=(), *, workgroup=None, engine="auto", budget=0, deadline=None,
                threads=0, shared_bytes=None, private_bytes=None, cancel=None, check=None):
         """Runs ``kernel`` over ``grid`` workgroups (an int or up to three) and returns its ``Stats``; a trap
         raises ``Trap``, after the arrays were copied back (writes made before the trap stay). ``engine`` is
-        "jit", "interp" or "auto"; ``budget`` the most instructions (0: the default, 2^40); ``deadline`` in
+        "auto" (tiered: starts at once in the interpreter, hot blocks compiled in the background), "jit"
+        (compiled up front: the launch waits for the compiler) or "interp"; ``budget`` the most instructions (0: the default, 2^40); ``deadline`` in
         seconds (None: the default of 600 s, 0: none); ``threads`` the workers (0: one per core). The GIL is
         released while the kernel runs: ``cancel`` (a ``Cancel``) stops it from another thread. ``check`` runs
         checkers, named as ``lanejit run --check`` names them ("waits,races,barriers,uninit", "all", and

@@ -52,7 +52,7 @@ impl LaunchOptions {
         Ok(LaunchOptions {
             grid: item(options, "grid", [1, 1, 1])?,
             workgroup: item(options, "workgroup", None)?,
-            engine: item(options, "engine", String::from("jit"))?,
+            engine: item(options, "engine", String::from("auto"))?,
             budget: item(options, "budget", 0)?,
             deadline: item(options, "deadline", None)?,
             threads: item(options, "threads", 0)?,

@@ -107,7 +107,7 @@ impl Default for LaunchConfig {
             private_bytes: None,
             budget: 1 << 40,
             deadline: Some(Duration::from_secs(600)),
-            engine: Engine::Jit,
+            engine: Engine::Auto,
             threads: None,
             cancel: None,
             check: crate::check::Checks::default(),
