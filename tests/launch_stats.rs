@@ -72,8 +72,8 @@ fn on_two_threads_a_trap_reports_at_most_what_the_grid_holds_and_at_least_what_l
                 panic!("{decl:?} {sync:?} {engine:?}: no trap")
             };
             // The trapping workgroup's worker ran 0..=5; the other worker began at a later run of workgroups
-            // and stops once it sees the trap.
-            assert!((6..GROUPS as u64).contains(&stats.workgroups), "{decl:?} {sync:?} {engine:?}: {stats:?}");
+            // and stops once it sees the trap (all of them, if the first worker was descheduled that long).
+            assert!((6..=GROUPS as u64).contains(&stats.workgroups), "{decl:?} {sync:?} {engine:?}: {stats:?}");
             assert!(stats.waves <= 2 * stats.workgroups && stats.waves >= 12, "{decl:?} {sync:?}: {stats:?}");
         }
     }
