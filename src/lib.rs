@@ -121,15 +121,11 @@ pub struct Kernel {
 impl Kernel {
     /// A kernel compiled and tiered as `CompileConfig::default()` says.
     pub fn from_program(program: Program) -> Kernel {
-        Kernel::with_program_config(program, CompileConfig::default())
+        Kernel::from_program_with(program, CompileConfig::default())
     }
 
     /// A kernel compiled and tiered as `config` says.
     pub fn from_program_with(program: Program, config: CompileConfig) -> Kernel {
-        Kernel::with_program_config(program, config)
-    }
-
-    fn with_program_config(program: Program, config: CompileConfig) -> Kernel {
         let shared = if config.share {
             code_cache::lookup(&program.words, &config)
         } else {
@@ -157,7 +153,7 @@ impl Kernel {
     /// configuration is not used (with `config.share`, kernels of the same words and configuration share it).
     pub fn with_config(self, config: CompileConfig) -> Kernel {
         let lines = self.lines.clone();
-        Kernel { lines, ..Kernel::with_program_config(self.program, config) }
+        Kernel { lines, ..Kernel::from_program_with(self.program, config) }
     }
 
     /// The same kernel quoting `lines` (per code word, the source line of the instruction starting there, 0

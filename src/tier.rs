@@ -244,7 +244,9 @@ impl HotBlocks {
             }
         }
         let crossed = self.crossed.load(Relaxed);
-        if crossed > self.handled.load(Relaxed) {
+        // While a compilation is under way (on a compile thread, often for many chunks), `handled` stays behind:
+        // the hot set is not gathered only to be dropped by `compile`.
+        if crossed > self.handled.load(Relaxed) && !self.compiling.load(Relaxed) {
             self.compile_hot(code, threshold, crossed);
         }
     }
