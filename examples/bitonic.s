@@ -5,10 +5,38 @@
 ; ascending pair or the upper lane of a descending one; these masks are constants (u.mov.k) selecting with
 ; v.cndmask between the minimum and the maximum.
 ; Arguments: a (8-byte address), n (u32).
+; Written with the assembler's macros (docs/assembler.md): each stage is the macro `stage`, its mask computed by
+; a constant expression over the 32 lanes, and the stages of each k come from the recursive macro `stages`.
+.equ ARG_A, 0                   ; a: 8-byte address
+.equ ARG_N, 8                   ; n: u32
+
+; One stage (k, j): keep the minimum of the pair (lane, lane ^ j) where lane's mask bit is set, else the maximum.
+.macro stage k, j
+    .set mask, 0
+    .set lane, 0
+    .rept 32
+    .set mask, mask | ((((lane & (\j)) == 0) == ((lane & (\k)) == 0)) << lane)
+    .set lane, lane + 1
+    .endr
+    shfl.xor.vi v5, v4, \j
+    v.min.u v6, v4, v5
+    v.max.u v4, v4, v5
+    u.mov.k u10, mask
+    v.cndmask v4, v6, u10
+.endm
+
+; The stages (k, j), (k, j/2), ..., (k, 1).
+.macro stages k, j
+    stage \k, \j
+    .if (\j) > 1
+    stages \k, (\j) / 2
+    .endif
+.endm
+
 .kernel bitonic
 .workgroup 256
-    u.ld.b64 u6, u0, 0          ; a
-    u.ld.b32 u8, u0, 8          ; n
+    u.ld.b64 u6, u0, ARG_A      ; a
+    u.ld.b32 u8, u0, ARG_N      ; n
     wait sm=0
     csr.r u9, wg_size_x
     u.mul u9, u2, u9
@@ -19,96 +47,9 @@
     v.shl.i v7, v3, 2
     ld.b32 v4, v7, u6, 0
     wait vm=0
-    ; k = 2, j = 1
-    shfl.xor.vi v5, v4, 1
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0x99999999
-    v.cndmask v4, v6, u10
-    ; k = 4, j = 2
-    shfl.xor.vi v5, v4, 2
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0xc3c3c3c3
-    v.cndmask v4, v6, u10
-    ; k = 4, j = 1
-    shfl.xor.vi v5, v4, 1
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0xa5a5a5a5
-    v.cndmask v4, v6, u10
-    ; k = 8, j = 4
-    shfl.xor.vi v5, v4, 4
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0xf00ff00f
-    v.cndmask v4, v6, u10
-    ; k = 8, j = 2
-    shfl.xor.vi v5, v4, 2
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0xcc33cc33
-    v.cndmask v4, v6, u10
-    ; k = 8, j = 1
-    shfl.xor.vi v5, v4, 1
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0xaa55aa55
-    v.cndmask v4, v6, u10
-    ; k = 16, j = 8
-    shfl.xor.vi v5, v4, 8
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0xff0000ff
-    v.cndmask v4, v6, u10
-    ; k = 16, j = 4
-    shfl.xor.vi v5, v4, 4
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0xf0f00f0f
-    v.cndmask v4, v6, u10
-    ; k = 16, j = 2
-    shfl.xor.vi v5, v4, 2
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0xcccc3333
-    v.cndmask v4, v6, u10
-    ; k = 16, j = 1
-    shfl.xor.vi v5, v4, 1
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0xaaaa5555
-    v.cndmask v4, v6, u10
-    ; k = 32, j = 16
-    shfl.xor.vi v5, v4, 16
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0x0000ffff
-    v.cndmask v4, v6, u10
-    ; k = 32, j = 8
-    shfl.xor.vi v5, v4, 8
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0x00ff00ff
-    v.cndmask v4, v6, u10
-    ; k = 32, j = 4
-    shfl.xor.vi v5, v4, 4
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0x0f0f0f0f
-    v.cndmask v4, v6, u10
-    ; k = 32, j = 2
-    shfl.xor.vi v5, v4, 2
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0x33333333
-    v.cndmask v4, v6, u10
-    ; k = 32, j = 1
-    shfl.xor.vi v5, v4, 1
-    v.min.u v6, v4, v5
-    v.max.u v4, v4, v5
-    u.mov.k u10, 0x55555555
-    v.cndmask v4, v6, u10
+    .irp k, 2, 4, 8, 16, 32
+    stages \k, \k / 2
+    .endr
     st.b32 v4, v7, u6, 0
 done:
     end

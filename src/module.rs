@@ -22,6 +22,18 @@ impl Module {
         Ok(Module::of(kernels))
     }
 
+    /// [`Module::from_asm`] with the assembler's configuration (the resolver `.include` reads through, the
+    /// expansion limits).
+    pub fn from_asm_with(
+        file_name: &str,
+        src: &str,
+        config: &lanejit_isa::asm::AsmConfig,
+    ) -> Result<Module, AsmErrors> {
+        let programs = lanejit_isa::asm::assemble_module_with_config(file_name, src, config)?;
+        let kernels = programs.into_iter().map(|(p, lines)| Kernel::from_program(p).with_source_lines(lines)).collect();
+        Ok(Module::of(kernels))
+    }
+
     /// Loads every kernel of an ELF file written by `lanejit asm -o k.elf`; an `LJK1` container or raw words
     /// are a module of one.
     pub fn from_bytes(bytes: &[u8]) -> Result<Module, ContainerError> {

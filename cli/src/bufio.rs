@@ -103,6 +103,21 @@ pub fn read_input_text(path: &Path, limit: Limit) -> Result<String> {
     })
 }
 
+/// The assembler's configuration for a source read from disk: `.include` reads through [`read_input_text`],
+/// bounded by what is left of the assembler's expansion limit.
+pub fn asm_config() -> lanejit_isa::asm::AsmConfig<'static> {
+    lanejit_isa::asm::AsmConfig { includes: Some(&read_include), ..Default::default() }
+}
+
+/// An included source file (`path` as the assembler joined it to the including file's directory).
+fn read_include(path: &str, max_bytes: usize) -> Result<String, String> {
+    let limit = Limit {
+        bytes: KERNEL_FILE.bytes.min(max_bytes as u64),
+        name: "what is left of the assembler's expansion limit (AsmLimits::max_expanded_bytes)",
+    };
+    read_input_text(Path::new(path), limit).map_err(|e| format!("{e:#}"))
+}
+
 /// Whether `a` and `b` name the same existing file: the same device and inode on Unix (so a hard link or a
 /// symbolic link to an input is that input), else the same canonical path.
 pub fn same_file(a: &Path, b: &Path) -> bool {

@@ -53,7 +53,8 @@ pub fn load(kernel: &str) -> Result<CheckInput> {
     let file = path.display().to_string();
     let kernels = if path.extension().is_some_and(|e| e == "s") {
         let src = read_input_text(path, KERNEL_FILE)?;
-        lanejit_isa::assemble_module_with_lines(&file, &src).map_err(|e| anyhow!("{e}"))?
+        lanejit_isa::asm::assemble_module_with_config(&file, &src, &crate::bufio::asm_config())
+            .map_err(|e| anyhow!("{e}"))?
     } else {
         let bytes = read_input(path, KERNEL_FILE)?;
         let module = lanejit::Module::from_bytes(&bytes).map_err(|e| anyhow!("{file}: {e}"))?;

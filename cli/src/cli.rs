@@ -434,7 +434,12 @@ pub fn refuse_overwrite(output: &Path, inputs: &[&Path]) -> Result<()> {
 
 fn asm(input: &Path, output: &Path) -> Result<()> {
     let src = read_input_text(input, KERNEL_FILE)?;
-    let ps = lanejit_isa::assemble_module(&input.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?;
+    let ps =
+        lanejit_isa::asm::assemble_module_with_config(&input.display().to_string(), &src, &crate::bufio::asm_config())
+            .map_err(|e| anyhow!("{e}"))?
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect::<Vec<_>>();
     refuse_overwrite(output, &[input])?;
     let bytes = match ps.as_slice() {
         _ if output.extension().is_some_and(|e| e == "elf") => lanejit_isa::elf_kernel::write_all(&ps),
@@ -463,7 +468,8 @@ pub fn load_kernel(path: &Path, compile: &lanejit::CompileConfig) -> Result<Kern
 pub fn load_named_kernel(path: &Path, name: Option<&str>, compile: &lanejit::CompileConfig) -> Result<Kernel> {
     let module = if path.extension().is_some_and(|e| e == "s") {
         let src = read_input_text(path, KERNEL_FILE)?;
-        lanejit::Module::from_asm(&path.display().to_string(), &src).map_err(|e| anyhow!("{e}"))?
+        lanejit::Module::from_asm_with(&path.display().to_string(), &src, &crate::bufio::asm_config())
+            .map_err(|e| anyhow!("{e}"))?
     } else {
         let bytes = crate::bufio::read_input(path, KERNEL_FILE)?;
         lanejit::Module::from_bytes(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?

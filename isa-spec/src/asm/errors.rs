@@ -4,6 +4,7 @@
 //! 10,000 bad lines under a 100 KB file name made a 1 GB message.
 
 use super::lex;
+use super::source::Site;
 use std::collections::BinaryHeap;
 use std::fmt;
 
@@ -31,11 +32,17 @@ pub struct AsmError {
     pub message: String,
     /// A suggestion (the mnemonic meant, the expected syntax), where one helps.
     pub hint: Option<String>,
+    /// Where the line came from when an expansion made it, innermost first: `in macro `m` called at k.s:12:5`,
+    /// `in repetition 3 of `.rept` at k.s:4:1`, `included from k.s:1:1`. Empty for a line of the main file.
+    pub notes: Vec<String>,
 }
 
 impl fmt::Display for AsmError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "{}:{}:{}: error: {}", self.file, self.line, self.col, self.message)?;
+        for n in &self.notes {
+            write!(f, "\n  note: {n}")?;
+        }
         if let Some(h) = &self.hint {
             write!(f, "\n  hint: {h}")?;
         }
@@ -97,6 +104,13 @@ impl Ord for Keyed {
     }
 }
 
+/// What an error says: the offending token, the message and a hint.
+pub(crate) struct Found<'a> {
+    pub text: &'a str,
+    pub message: &'a str,
+    pub hint: Option<&'a str>,
+}
+
 /// Collects a file's errors: keeps the first [`MAX_REPORTED_ERRORS`] by position (a max-heap, so the worst kept
 /// one is replaced in O(log n)) and counts every one, so that a file of a million bad lines costs as much memory
 /// as a file of a hundred.
@@ -112,6 +126,11 @@ impl ErrorSink {
         ErrorSink { file: clip_middle(file_name, MAX_FILE_NAME_CHARS), kept: BinaryHeap::new(), total: 0 }
     }
 
+    /// The main file's name as errors print it (clipped).
+    pub(crate) fn file(&self) -> &str {
+        &self.file
+    }
+
     /// Errors found so far (kept or not).
     pub(crate) fn total(&self) -> usize {
         self.total
@@ -123,23 +142,35 @@ impl ErrorSink {
         self.kept.len() < MAX_REPORTED_ERRORS || self.kept.peek().is_some_and(|w| (line, off) < (w.key.0, w.key.1))
     }
 
-    /// Records an error at `line`, byte `off` of `raw` (the line's text). `col`, the clipping and the copies are
-    /// only made for an error that is kept.
+    /// Records an error at `line` of the main file, byte `off` of `raw` (the line's text).
+    #[cfg(test)]
     pub(crate) fn push(&mut self, line: usize, raw: &str, off: usize, text: &str, message: &str, hint: Option<&str>) {
+        let file = self.file.clone();
+        let site = || Site { file: &file, line, notes: Vec::new() };
+        self.push_at(line, raw, off, &site, Found { text, message, hint });
+    }
+
+    /// Records an error of the expanded line `key` (its position in the expanded source, which orders the
+    /// errors), byte `off` of `raw` (the line's text); `site` says where the line stands in its file (whose name
+    /// the caller has clipped with [`clip_middle`]). `col`, the
+    /// site, the clipping and the copies are only made for an error that is kept.
+    pub(crate) fn push_at<'a>(&mut self, key: usize, raw: &str, off: usize, site: &dyn Fn() -> Site<'a>, found: Found) {
         self.total += 1;
-        if !self.wants(line, off) {
+        if !self.wants(key, off) {
             return;
         }
         let col = raw.get(..off).map_or(1, |p| p.chars().count() + 1);
+        let site = site();
         let error = AsmError {
-            file: self.file.clone(),
-            line,
+            file: site.file.to_string(),
+            line: site.line,
             col,
-            text: clip(text),
-            message: clip(message),
-            hint: hint.map(clip),
+            text: clip(found.text),
+            message: clip(found.message),
+            hint: found.hint.map(clip),
+            notes: site.notes.iter().map(|n| clip(n)).collect(),
         };
-        self.kept.push(Keyed { key: (line, off, self.total), error });
+        self.kept.push(Keyed { key: (key, off, self.total), error });
         if self.kept.len() > MAX_REPORTED_ERRORS {
             self.kept.pop();
         }
@@ -166,7 +197,7 @@ fn clip(s: &str) -> String {
 
 /// `s` cut to at most `max` characters by dropping its middle (`…` marks the cut): of a path, both the start
 /// and the file's own name stay readable.
-fn clip_middle(s: &str, max: usize) -> String {
+pub(crate) fn clip_middle(s: &str, max: usize) -> String {
     let n = s.chars().count();
     if n <= max {
         return s.to_string();

@@ -110,6 +110,44 @@ pub(crate) fn split_line(code: &str) -> Line<'_> {
     }
 }
 
+/// Where the leading labels of a comment-free line end, and the word after them (a directive, a mnemonic or a
+/// macro name), without splitting the operands: the preprocessor looks at every line, and most are not its own.
+pub(crate) fn first_word(code: &str) -> (usize, Option<Span<'_>>) {
+    let mut pos = 0;
+    loop {
+        let t = trimmed(&code[pos..], pos);
+        if t.text.is_empty() {
+            return (pos, None);
+        }
+        pos = t.off;
+        let rest = &code[pos..];
+        let wend = rest.find(|c: char| c.is_whitespace() || c == ':' || c == ',').unwrap_or(rest.len());
+        let after = rest[wend..].trim_start();
+        if wend > 0 && after.starts_with(':') {
+            pos += wend + (rest[wend..].len() - after.len()) + 1;
+            continue;
+        }
+        let wend = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        return (pos, Some(Span { text: &rest[..wend], off: pos }));
+    }
+}
+
+/// A numeric local label (`1:`, `42:`), defined any number of times and referred to as `1b` / `1f`.
+pub(crate) fn is_local_label(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A reference to a numeric local label: `1b` (the last definition at or before the reference) or `1f` (the
+/// next one after it).
+pub(crate) fn local_label_ref(s: &str) -> Option<(u32, bool)> {
+    let (digits, forward) = match s.as_bytes().last()? {
+        b'f' => (&s[..s.len() - 1], true),
+        b'b' => (&s[..s.len() - 1], false),
+        _ => return None,
+    };
+    is_local_label(digits).then(|| (digits.parse().ok(), forward)).and_then(|(n, f)| Some((n?, f)))
+}
+
 /// A label name: a letter or `_`, then letters, digits, `_` or `.`.
 pub(crate) fn is_ident(s: &str) -> bool {
     let mut cs = s.chars();
@@ -170,9 +208,11 @@ pub(crate) fn parse_f32(s: &str) -> Option<Result<f32, String>> {
     let lower = body.to_ascii_lowercase();
     let named = matches!(lower.as_str(), "inf" | "infinity" | "nan");
     let hexish = lower.starts_with("0x") || lower.starts_with("0b");
+    // Only the characters of a float: `2*SIZE` holds an `e` but is an expression.
     let floaty = !hexish
         && body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        && (body.contains('.') || lower.contains('e'));
+        && (body.contains('.') || lower.contains('e'))
+        && body.chars().all(|c| c.is_ascii_digit() || ".eE+-".contains(c));
     if !named && !floaty {
         return None;
     }

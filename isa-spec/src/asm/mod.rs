@@ -17,24 +17,45 @@
 //!   instruction, enum values by name, dmask as letters of `rgba`.
 //! - Source modifiers `-v2`, `|v2|`, `-|v2|` on the operand named `rsK` set bit K-1 of the instruction's
 //!   `neg` / `abs` operand (an explicit `neg=`/`abs=` mask is OR-ed with them).
+//! - Numeric local labels `1:` may be defined any number of times; `1b` / `1f` refer to the nearest one
+//!   before / after.
+//!
+//! Before the two passes, a preprocessor (`expand.rs`, `directives.rs`) runs `.equ`/`.set`/`.reg`, `.macro`,
+//! `.rept`/`.irp`, `.if` and `.include`, and gives each line it emits its origin (for messages through
+//! expansions) and its symbol epoch (constants are looked up as they were at that line). Integer operands and
+//! directive values are constant expressions (`cexpr.rs`). `docs/assembler.md` describes the language.
 
+mod cexpr;
+mod directives;
 mod errors;
+mod expand;
+mod include;
 mod lex;
+mod macros;
 mod module;
 mod operand;
+mod regs;
+mod source;
+mod symbols;
 
 pub use errors::{AsmError, AsmErrors, MAX_FILE_NAME_CHARS, MAX_MESSAGE_CHARS, MAX_REPORTED_ERRORS};
+pub use include::{
+    include_path, AsmConfig, AsmLimits, IncludeResolver, MAX_EXPANDED_BYTES, MAX_EXPANDED_LINES, MAX_EXPANSION_DEPTH,
+    MAX_INCLUDE_DEPTH,
+};
 
 pub(crate) use lex::is_ident;
 pub use lex::quote_name;
-pub use module::{assemble_module, assemble_module_with_lines};
+pub use module::{assemble_module, assemble_module_with_config, assemble_module_with_lines};
 pub(crate) use operand::{bare_candidates, is_keyword, modifier_bit, modifier_operand};
 
 use crate::meta::InsnInfo;
-use errors::ErrorSink;
+use errors::{ErrorSink, Found};
 use lex::{Body, Span};
-use operand::{perr, PErr};
+use operand::{perr, Env, PErr};
+use source::Expanded;
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// Largest kernel name (bytes) the assembler and the container accept.
@@ -158,8 +179,22 @@ fn mnemonics() -> &'static HashMap<&'static str, &'static InsnInfo> {
 
 const DIRECTIVES: [&str; 6] = [".kernel", ".workgroup", ".shared", ".args", ".private", ".word"];
 
+/// The key that orders an error of expanded line `idx` among the others: after the preprocessor's errors met
+/// before that line (`2 * idx`), so that a report reads in source order.
+fn line_key(idx: usize) -> usize {
+    idx.saturating_mul(2).saturating_add(1)
+}
+
+/// Records an error of expanded line `idx` of `x`.
+pub(crate) fn push_line_error(errors: &mut ErrorSink, x: &Expanded, idx: usize, off: usize, found: Found) {
+    let Some(&xl) = x.lines.get(idx) else { return };
+    let site = || x.site(xl.loc, xl.node);
+    errors.push_at(line_key(idx), x.text(xl.text), off, &site, found);
+}
+
 /// An instruction waiting for its label operands.
 struct Pending {
+    /// Its expanded line.
     line: usize,
     text: String,
     mn_off: usize,
@@ -170,63 +205,71 @@ struct Pending {
     at: usize,
 }
 
-/// The assembly of one kernel: the lines it spans of its file, and the file's shared error list.
-struct Asm<'s> {
+/// The assembly of one kernel: the expanded lines it spans, and the file's shared error list.
+struct Asm<'s, 'x> {
     errors: &'s mut ErrorSink,
+    x: &'x Expanded<'x>,
     words: Vec<u32>,
     labels: BTreeMap<String, u32>,
+    /// The expanded line of each label's definition.
     label_lines: HashMap<String, usize>,
+    /// The addresses of each numeric local label (`1:`), in definition order.
+    locals: HashMap<u32, Vec<u32>>,
     meta: KernelMeta,
     seen: HashMap<&'static str, usize>,
     pending: Vec<Pending>,
-    /// Per code word: the source line of the instruction starting there (0: none, e.g. `.word` data).
+    /// Per code word: the main file's line of the instruction starting there (0: none, e.g. `.word` data).
     lines: Vec<u32>,
 }
 
-/// Assembles one source file. `file_name` only labels the error messages.
+/// Assembles one source file. `file_name` only labels the error messages. `.include` is refused (there is no
+/// resolver): [`assemble_with_config`] takes one.
 pub fn assemble(file_name: &str, src: &str) -> Result<Program, AsmErrors> {
     assemble_with_lines(file_name, src).map(|(p, _)| p)
 }
 
 /// `assemble`, also giving the source line (from 1) of the instruction starting at each code word (0 where no
-/// instruction starts): the pc → line map that reports about a pc quote (`lanejit::check` findings).
+/// instruction starts): the pc → line map that reports about a pc quote (`lanejit::check` findings). A line
+/// made by an expansion maps to the main file's line that caused it (the macro call, the `.include`).
 pub fn assemble_with_lines(file_name: &str, src: &str) -> Result<(Program, Vec<u32>), AsmErrors> {
-    let lines = source_lines(src);
+    assemble_with_config(file_name, src, &AsmConfig::default())
+}
+
+/// [`assemble_with_lines`] with a configuration: the resolver `.include` reads files through, and the
+/// expansion limits.
+pub fn assemble_with_config(file_name: &str, src: &str, config: &AsmConfig) -> Result<(Program, Vec<u32>), AsmErrors> {
     let mut errors = ErrorSink::new(file_name);
-    let out = assemble_lines(&lines, 0, &mut errors);
+    let x = expand::expand(file_name, src, config, &mut errors);
+    // A stopped expansion would only add errors its missing lines cause.
+    let out = if x.aborted { Default::default() } else { assemble_lines(&x, 0..x.lines.len(), &mut errors) };
     match errors.finish() {
         None => Ok(out),
         Some(e) => Err(e),
     }
 }
 
-/// The lines of a source file, without their line ends (`\n` or `\r\n`) and without a leading byte order mark:
-/// editors on some systems start a file with one, and it is not part of the first statement.
-pub(crate) fn source_lines(src: &str) -> Vec<&str> {
-    let src = src.strip_prefix(BYTE_ORDER_MARK).unwrap_or(src);
-    src.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect()
-}
-
-/// Assembles one kernel from `lines`, the lines of its file from index `first` on (so that errors and the pc →
-/// line map carry the file's line numbers), recording its errors in `errors`. The program is only meaningful
-/// when no error was recorded (the caller compares `errors.total()`).
-pub(crate) fn assemble_lines(lines: &[&str], first: usize, errors: &mut ErrorSink) -> (Program, Vec<u32>) {
+/// Assembles one kernel from the expanded lines `range` of `x`, recording its errors in `errors`. The program is
+/// only meaningful when no error was recorded (the caller compares `errors.total()`).
+pub(crate) fn assemble_lines(x: &Expanded, range: Range<usize>, errors: &mut ErrorSink) -> (Program, Vec<u32>) {
     let mut a = Asm {
         errors,
+        x,
         words: Vec::new(),
         labels: BTreeMap::new(),
         label_lines: HashMap::new(),
+        locals: HashMap::new(),
         meta: KernelMeta::default(),
         seen: HashMap::new(),
         pending: Vec::new(),
         lines: Vec::new(),
     };
-    for (i, raw) in lines.iter().enumerate() {
-        if let Err(e) = a.line(first + i + 1, raw) {
-            a.push(first + i + 1, raw, e);
+    for i in range {
+        let raw = x.text(x.lines[i].text);
+        if let Err(e) = a.line(i, raw) {
+            a.push(i, e);
         }
     }
-    a.resolve(lines, first);
+    a.resolve();
     let mut pc_lines = std::mem::take(&mut a.lines);
     pc_lines.resize(a.words.len(), 0);
     (Program { words: a.words, labels: a.labels, meta: a.meta }, pc_lines)
@@ -235,10 +278,26 @@ pub(crate) fn assemble_lines(lines: &[&str], first: usize, errors: &mut ErrorSin
 /// U+FEFF: skipped at the start of a file, reported by name anywhere else (it is invisible in a listing).
 const BYTE_ORDER_MARK: char = '\u{feff}';
 
-impl Asm<'_> {
-    /// Records an error (`ErrorSink` keeps the first ones and clips what they repeat).
-    fn push(&mut self, line: usize, raw: &str, e: PErr) {
-        self.errors.push(line, raw, e.off, &e.text, &e.message, e.hint.as_deref());
+impl Asm<'_, '_> {
+    /// Records an error of expanded line `idx` (`ErrorSink` keeps the first ones and clips what they repeat).
+    fn push(&mut self, idx: usize, e: PErr) {
+        let found = Found { text: &e.text, message: &e.message, hint: e.hint.as_deref() };
+        push_line_error(self.errors, self.x, idx, e.off, found);
+    }
+
+    /// Where expanded line `idx` stands, for "first defined at …": `line N` in the main file, else `file:N`.
+    fn place(&self, idx: usize) -> String {
+        let loc = self.x.lines[idx].loc;
+        let site = self.x.site(loc, source::NO_NODE);
+        if loc.file == 0 {
+            format!("line {}", site.line)
+        } else {
+            format!("{}:{}", site.file, site.line)
+        }
+    }
+
+    fn env(&self, idx: usize) -> Env<'_> {
+        Env { syms: &self.x.symbols, epoch: self.x.lines[idx].epoch }
     }
 
     fn addr(&self) -> u32 {
@@ -257,17 +316,23 @@ impl Asm<'_> {
         let line = lex::split_line(code);
         // A bad label is reported, and the statement after it still assembled, so that addresses stay right.
         for l in &line.labels {
-            let e = if !lex::is_ident(l.text) {
+            let e = if lex::is_local_label(l.text) {
+                let addr = self.addr();
+                self.locals.entry(l.text.parse().unwrap_or(0)).or_default().push(addr);
+                continue;
+            } else if !lex::is_ident(l.text) {
                 perr(*l, format!("bad label name `{}`", l.text))
                     .hint(Some("a label is a letter or `_`, then letters, digits, `_` or `.`".into()))
             } else if let Some(&first) = self.label_lines.get(l.text) {
-                perr(*l, format!("duplicate label `{}` (first defined at line {first})", l.text))
+                perr(*l, format!("duplicate label `{}` (first defined at {})", l.text, self.place(first)))
+            } else if self.env(n).syms.get(l.text, self.env(n).epoch).is_some() {
+                perr(*l, format!("label `{}` has the name of a constant or register alias", l.text))
             } else {
                 self.label_lines.insert(l.text.to_string(), n);
                 self.labels.insert(l.text.to_string(), self.addr());
                 continue;
             };
-            self.push(n, raw, e);
+            self.push(n, e);
         }
         match line.body {
             None => Ok(()),
@@ -281,7 +346,7 @@ impl Asm<'_> {
             // A suggestion compares with every mnemonic: only for an error that is kept.
             let hint = self
                 .errors
-                .wants(n, mn.off)
+                .wants(line_key(n), mn.off)
                 .then(|| lex::suggest(mn.text, crate::INSNS.iter().map(|i| i.mnemonic)))
                 .flatten()
                 .map(|s| format!("did you mean `{s}`?"));
@@ -290,7 +355,13 @@ impl Asm<'_> {
         let at = self.words.len();
         // Reserve the words even when the operands are bad, so that later label addresses stay right.
         self.emit(mn, info.words as usize)?;
-        let (vals, refs) = operand::parse_operands(info, ops, mn, rest)?;
+        let (vals, mut refs) = operand::parse_operands(info, ops, mn, rest, &self.env(n))?;
+        for r in &mut refs {
+            // `1b` is the last `1:` so far, `1f` the next: remember how many there are now.
+            if let Some((label, forward)) = lex::local_label_ref(&r.name) {
+                r.local = Some((label, forward, self.locals.get(&label).map_or(0, Vec::len)));
+            }
+        }
         self.pending.push(Pending { line: n, text: mn.text.to_string(), mn_off: mn.off, info, vals, refs, at });
         Ok(())
     }
@@ -306,12 +377,13 @@ impl Asm<'_> {
 
     fn directive(&mut self, n: usize, name: Span, args: &[Span], rest: Span) -> Result<(), PErr> {
         let Some(&d) = DIRECTIVES.iter().find(|&&d| d == name.text) else {
-            let hint = lex::suggest(name.text, DIRECTIVES).map(|s| format!("did you mean `{s}`?"));
+            let all = DIRECTIVES.iter().chain(expand::PP_DIRECTIVES.iter()).copied();
+            let hint = lex::suggest(name.text, all).map(|s| format!("did you mean `{s}`?"));
             return Err(perr(name, format!("unknown directive `{}`", name.text)).hint(hint));
         };
         if d != ".word" {
             if let Some(&first) = self.seen.get(d) {
-                return Err(perr(name, format!("duplicate `{d}` directive (first at line {first})")));
+                return Err(perr(name, format!("duplicate `{d}` directive (first at {})", self.place(first))));
             }
         }
         let arity = match d {
@@ -332,8 +404,9 @@ impl Asm<'_> {
         if let Some(e) = args.iter().find(|a| a.text.is_empty()) {
             return Err(perr(*e, "missing value (empty between commas)".into()));
         }
+        let env = self.env(n);
         let u32_arg = |a: Span, what: &str| -> Result<u32, PErr> {
-            let v = lex::parse_int(a.text).map_err(|_| perr(a, format!("bad number `{}` for {what}", a.text)))?;
+            let v = env.int(a, &|| perr(a, format!("bad number `{}` for {what}", a.text)))?;
             u32::try_from(v).map_err(|_| perr(a, format!("{what} `{}` out of range 0..={}", a.text, u32::MAX)))
         };
         match d {
@@ -384,7 +457,7 @@ impl Asm<'_> {
             _ => {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    vals.push(word_value(*a)?);
+                    vals.push(word_value(*a, &env)?);
                 }
                 let at = self.words.len();
                 self.emit(name, vals.len())?;
@@ -395,34 +468,47 @@ impl Asm<'_> {
         Ok(())
     }
 
+    /// The address a label operand names, or the error to report.
+    fn target(&self, r: &operand::LabelRef, line: usize) -> Result<u32, PErr> {
+        let at = Span { text: &r.name, off: r.off };
+        if let Some((label, forward, before)) = r.local {
+            let defs = self.locals.get(&label).map_or(&[][..], Vec::as_slice);
+            let found = if forward { defs.get(before) } else { before.checked_sub(1).and_then(|i| defs.get(i)) };
+            let where_ = if forward { "after" } else { "before" };
+            return found.copied().ok_or_else(|| perr(at, format!("no local label `{label}:` {where_} `{}`", r.name)));
+        }
+        if let Some(&target) = self.labels.get(&r.name) {
+            return Ok(target);
+        }
+        // A suggestion compares the name with every label: only for an error that is kept, or 10,000 undefined
+        // names among 10,000 labels would take 10^8 comparisons.
+        let hint = self
+            .errors
+            .wants(line_key(line), r.off)
+            .then(|| lex::suggest(&r.name, self.labels.keys().map(|s| s.as_str())))
+            .flatten()
+            .map(|s| format!("did you mean `{s}`?"));
+        Err(perr(at, format!("undefined label `{}`", r.name)).hint(hint))
+    }
+
     /// Pass 2: label operands, then encoding.
-    fn resolve(&mut self, lines: &[&str], first: usize) {
+    fn resolve(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         for mut p in pending {
-            let raw = lines[p.line - 1 - first];
             if self.lines.len() <= p.at {
                 self.lines.resize(p.at + 1, 0);
             }
-            self.lines[p.at] = p.line as u32;
+            self.lines[p.at] = self.x.main_line(&self.x.lines[p.line]);
             let pc = (p.at * 4) as i64;
             let mut ok = true;
             for r in &p.refs {
-                let Some(&target) = self.labels.get(&r.name) else {
-                    // A suggestion compares the name with every label: only for an error that is kept, or 10,000
-                    // undefined names among 10,000 labels would take 10^8 comparisons.
-                    let hint = self
-                        .errors
-                        .wants(p.line, r.off)
-                        .then(|| lex::suggest(&r.name, self.labels.keys().map(|s| s.as_str())))
-                        .flatten()
-                        .map(|s| format!("did you mean `{s}`?"));
-                    self.push(
-                        p.line,
-                        raw,
-                        perr(Span { text: &r.name, off: r.off }, format!("undefined label `{}`", r.name)).hint(hint),
-                    );
-                    ok = false;
-                    continue;
+                let target = match self.target(r, p.line) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        self.push(p.line, e);
+                        ok = false;
+                        continue;
+                    }
                 };
                 let off = target as i64 - pc;
                 let op = &p.info.operands[r.operand];
@@ -437,7 +523,7 @@ impl Asm<'_> {
                         op.name,
                         k.name
                     );
-                    self.push(p.line, raw, perr(Span { text: &r.name, off: r.off }, m));
+                    self.push(p.line, perr(Span { text: &r.name, off: r.off }, m));
                     ok = false;
                     continue;
                 }
@@ -454,21 +540,19 @@ impl Asm<'_> {
                     }
                 }
                 // Every operand was range-checked while parsing; this is a guard, not an expected path.
-                Err(m) => self.push(p.line, raw, perr(Span { text: &p.text, off: p.mn_off }, m)),
+                Err(m) => self.push(p.line, perr(Span { text: &p.text, off: p.mn_off }, m)),
             }
         }
     }
 }
 
-/// A `.word` value: any 32-bit integer (negative as two's complement) or an f32 literal.
-fn word_value(a: Span) -> Result<u32, PErr> {
+/// A `.word` value: any 32-bit integer (negative as two's complement, or a constant expression) or an f32
+/// literal.
+fn word_value(a: Span, env: &Env) -> Result<u32, PErr> {
     if let Some(f) = lex::parse_f32(a.text) {
         return f.map(f32::to_bits).map_err(|m| perr(a, m));
     }
-    let v = lex::parse_int(a.text).map_err(|e| match e {
-        lex::NumError::Bad => perr(a, format!("bad number `{}`", a.text)),
-        lex::NumError::TooLarge => perr(a, format!("number `{}` is too large", a.text)),
-    })?;
+    let v = env.int(a, &|| perr(a, format!("bad number `{}`", a.text)))?;
     if !(-(1i64 << 31)..1i64 << 32).contains(&v) {
         return Err(perr(a, format!("`.word` value `{}` out of range {}..={}", a.text, i32::MIN, u32::MAX)));
     }

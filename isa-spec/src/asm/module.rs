@@ -1,16 +1,18 @@
-//! Several kernels in one source file: each `.kernel` directive after the first starts the next kernel. Each
-//! kernel is assembled on its own (its labels and directives are its own), with line numbers kept, so an error
-//! names the line it has in the file.
+//! Several kernels in one source file: each `.kernel` directive after the first starts the next kernel. The file
+//! is expanded once (constants and macros are the file's, and a `.kernel` may come from an include or a macro),
+//! then each kernel is assembled on its own (its labels and directives are its own), with line numbers kept, so
+//! an error names the line it has in the file.
 
-use super::errors::ErrorSink;
-use super::{assemble_lines, lex, source_lines, AsmErrors, Program};
+use super::errors::{ErrorSink, Found};
+use super::source::Expanded;
+use super::{assemble_lines, expand, lex, push_line_error, AsmConfig, AsmErrors, Program};
 use std::collections::HashMap;
 
-/// The line index where each kernel starts: 0, then every later line whose first token is `.kernel` (outside
+/// The expanded line where each kernel starts: 0, then every later line whose first token is `.kernel` (outside
 /// comments), when there are several.
-fn kernel_starts(lines: &[&str]) -> Vec<usize> {
-    let directive_lines = lines.iter().enumerate().filter(|(_, l)| {
-        let body = lex::strip_comment(l).trim_start();
+fn kernel_starts(x: &Expanded) -> Vec<usize> {
+    let directive_lines = x.lines.iter().enumerate().filter(|(_, l)| {
+        let body = lex::strip_comment(x.text(l.text)).trim_start();
         body.strip_prefix(".kernel").is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
     });
     let mut starts: Vec<usize> = directive_lines.map(|(i, _)| i).collect();
@@ -35,23 +37,35 @@ pub fn assemble_module(file_name: &str, src: &str) -> Result<Vec<Program>, AsmEr
 /// up in a map, so 50,000 kernels take as long as 50,000 kernels' lines (they once took 112 s, each kernel
 /// re-reading the file before it).
 pub fn assemble_module_with_lines(file_name: &str, src: &str) -> Result<Vec<(Program, Vec<u32>)>, AsmErrors> {
-    let lines = source_lines(src);
-    let starts = kernel_starts(&lines);
-    let mut programs = Vec::with_capacity(starts.len());
+    assemble_module_with_config(file_name, src, &AsmConfig::default())
+}
+
+/// [`assemble_module_with_lines`] with a configuration: the resolver `.include` reads files through, and the
+/// expansion limits.
+pub fn assemble_module_with_config(
+    file_name: &str,
+    src: &str,
+    config: &AsmConfig,
+) -> Result<Vec<(Program, Vec<u32>)>, AsmErrors> {
     let mut errors = ErrorSink::new(file_name);
+    let x = expand::expand(file_name, src, config, &mut errors);
+    let starts = if x.aborted { Vec::new() } else { kernel_starts(&x) };
+    let mut programs = Vec::with_capacity(starts.len());
     let mut names: HashMap<String, usize> = HashMap::with_capacity(starts.len());
     for (k, &start) in starts.iter().enumerate() {
-        let end = starts.get(k + 1).copied().unwrap_or(lines.len());
+        let end = starts.get(k + 1).copied().unwrap_or(x.lines.len());
         let before = errors.total();
-        let (p, pc_lines) = assemble_lines(&lines[start..end], start, &mut errors);
+        let (p, pc_lines) = assemble_lines(&x, start..end, &mut errors);
         if errors.total() > before {
             continue;
         }
+        let line = x.lines.get(start).map_or(1, |l| x.main_line(l));
         if let Some(&first) = names.get(&p.meta.name) {
             let message = format!("a second kernel named `{}` in one module (the first at line {first})", p.meta.name);
-            errors.push(start + 1, lines[start], 0, &p.meta.name, &message, Some("give each `.kernel` its own name"));
+            let found = Found { text: &p.meta.name, message: &message, hint: Some("give each `.kernel` its own name") };
+            push_line_error(&mut errors, &x, start, 0, found);
         } else {
-            names.insert(p.meta.name.clone(), start + 1);
+            names.insert(p.meta.name.clone(), line as usize);
         }
         programs.push((p, pc_lines));
     }
@@ -77,6 +91,8 @@ mod tests {
         assert!(err.contains("m.s:3:1") && err.contains("second kernel named `a`"), "{err}");
         assert_eq!(assemble_module("m.s", "  end\n").unwrap()[0].meta.name, "main");
         // `.kernels` is not `.kernel`, and a `.kernel` in a comment starts nothing.
-        assert_eq!(kernel_starts(&source_lines(".kernel a\n; .kernel b\n end\n")), vec![0]);
+        let mut errors = ErrorSink::new("m.s");
+        let x = expand::expand("m.s", ".kernel a\n; .kernel b\n end\n", &AsmConfig::default(), &mut errors);
+        assert_eq!(kernel_starts(&x), vec![0]);
     }
 }

@@ -3,9 +3,71 @@
 //! keyword operands (`name=value`, or a bare enum value / flag name), written last in any order. Source
 //! modifiers (`-v2`, `|v2|`, `-|v2|`) on register operand `rsK` set bit K-1 of the `neg` / `abs` operand.
 
+use super::cexpr::{self, Sym};
 use super::lex::{self, looks_numeric, parse_int, NumError, Span};
+use super::regs::parse_register;
+use super::symbols::{SymValue, Symbols};
 use crate::meta::*;
-use crate::{UREGS, VREGS};
+
+/// The names an operand may use: the constants and register aliases as of its line's epoch.
+#[derive(Clone, Copy)]
+pub(crate) struct Env<'a> {
+    pub syms: &'a Symbols,
+    pub epoch: u32,
+}
+
+impl<'a> Env<'a> {
+    fn sym(&self, name: &str) -> Sym {
+        super::directives::sym_of(self.syms.get(name, self.epoch))
+    }
+
+    /// The constant `name`, if it is one.
+    pub(crate) fn constant(&self, name: &str) -> Option<i64> {
+        match self.syms.get(name, self.epoch)? {
+            SymValue::Int(v) => Some(*v),
+            SymValue::Reg(_) => None,
+        }
+    }
+
+    /// An integer operand: a number, a constant, or an expression of them. A single malformed word keeps the
+    /// message of a bad number (`bad`), so that `12x` reads as before constants existed.
+    pub(crate) fn int(&self, tok: Span, bad: &dyn Fn() -> PErr) -> Result<i64, PErr> {
+        let t = tok.text;
+        match parse_int(t) {
+            Ok(v) => return Ok(v),
+            Err(NumError::TooLarge) if !cexpr::is_compound(t.trim_start_matches(['+', '-'])) => {
+                return Err(perr(tok, format!("number `{t}` is too large")));
+            }
+            Err(_) => {}
+        }
+        if !cexpr::is_compound(t) {
+            return match self.sym(t) {
+                Sym::Int(v) if lex::is_ident(t) => Ok(v),
+                Sym::Reg => Err(perr(tok, format!("`{t}` is a register alias, not a number"))),
+                _ if lex::is_ident(t) => {
+                    let mut e = bad();
+                    e.hint = Some(format!("{}; no constant `{t}` is defined (`.equ`, `.set`)", NUMBER_SYNTAX));
+                    Err(e)
+                }
+                _ => Err(bad()),
+            };
+        }
+        cexpr::eval(t, &|n| self.sym(n)).map_err(|e| cexpr::to_perr(tok, e))
+    }
+
+    /// `tok`, or the register its alias names (the offset stays the token's, for the column).
+    pub(crate) fn register<'t>(&self, tok: Span<'t>) -> Span<'t>
+    where
+        'a: 't,
+    {
+        match self.syms.alias(tok.text, self.epoch) {
+            Some(r) => Span { text: r, off: tok.off },
+            None => tok,
+        }
+    }
+}
+
+const NUMBER_SYNTAX: &str = "numbers are decimal, 0x hex or 0b binary, with an optional sign";
 
 /// A parse failure inside a line, before file/line/column are attached.
 #[derive(Debug)]
@@ -32,6 +94,8 @@ pub(crate) struct LabelRef {
     pub operand: usize,
     pub name: String,
     pub off: usize,
+    /// For `1b` / `1f`: the label's number, whether forward, and how many of its definitions precede the use.
+    pub local: Option<(u32, bool, usize)>,
 }
 
 pub(crate) fn is_keyword(op: &OperandInfo) -> bool {
@@ -126,6 +190,7 @@ pub(crate) fn parse_operands(
     ops: &[Span],
     mn: Span,
     rest: Span,
+    env: &Env,
 ) -> Result<(Vec<i64>, Vec<LabelRef>), PErr> {
     let n = info.operands.len();
     let mut vals: Vec<Option<i64>> = vec![None; n];
@@ -179,7 +244,7 @@ pub(crate) fn parse_operands(
                 srcmods[is_abs as usize] |= 1 << bit;
             }
         }
-        let parsed = parse_value(info, i, inner).map_err(|e| {
+        let parsed = parse_value(info, i, inner, env).map_err(|e| {
             if !keyword_like(tok.text) {
                 e
             } else if ops[slot + 1..].iter().any(|o| !keyword_like(o.text)) {
@@ -193,12 +258,12 @@ pub(crate) fn parse_operands(
             Value::Num(v) => vals[i] = Some(v),
             Value::Label(name) => {
                 vals[i] = Some(0);
-                refs.push(LabelRef { operand: i, name, off: inner.off });
+                refs.push(LabelRef { operand: i, name, off: inner.off, local: None });
             }
         }
     }
     for &tok in &ops[positional.len()..] {
-        let (i, v) = parse_keyword(info, tok, &vals, &|| count_msg(ops.len()))?;
+        let (i, v) = parse_keyword(info, tok, &vals, &|| count_msg(ops.len()), env)?;
         vals[i] = Some(v);
     }
     for (abs, bits) in srcmods.iter().enumerate() {
@@ -260,6 +325,7 @@ fn parse_keyword(
     tok: Span,
     vals: &[Option<i64>],
     count_msg: &dyn Fn() -> String,
+    env: &Env,
 ) -> Result<(usize, i64), PErr> {
     let keywords: Vec<&str> = info.operands.iter().filter(|o| is_keyword(o)).map(|o| o.name).collect();
     let (i, v) = if let Some((name, value)) = tok.text.split_once('=') {
@@ -276,14 +342,14 @@ fn parse_keyword(
         if value_sp.text.is_empty() {
             return Err(perr(tok, format!("missing value after `{}=`", name_sp.text)));
         }
-        match parse_value(info, i, value_sp)? {
+        match parse_value(info, i, value_sp, env)? {
             Value::Num(v) => (i, v),
             Value::Label(_) => return Err(perr(value_sp, "a label is not allowed in a keyword operand".into())),
         }
     } else {
         let cands = bare_candidates(info, tok.text);
         match cands.as_slice() {
-            [i] => (*i, bare_value(info, *i, tok)?),
+            [i] => (*i, bare_value(info, *i, tok, env)?),
             [] if keywords.is_empty() || looks_like_value(tok.text) => {
                 let mut e = perr(tok, format!("too many operands: {}", count_msg()));
                 if !keywords.is_empty() {
@@ -325,10 +391,10 @@ fn keyword_vocabulary(info: &InsnInfo) -> Vec<&'static str> {
     out
 }
 
-fn bare_value(info: &InsnInfo, i: usize, tok: Span) -> Result<i64, PErr> {
+fn bare_value(info: &InsnInfo, i: usize, tok: Span, env: &Env) -> Result<i64, PErr> {
     match info.operands[i].kind().class {
         KindClass::Flag => Ok(1),
-        _ => match parse_value(info, i, tok)? {
+        _ => match parse_value(info, i, tok, env)? {
             Value::Num(v) => Ok(v),
             Value::Label(_) => Err(perr(tok, "a label is not allowed here".into())),
         },
@@ -336,16 +402,20 @@ fn bare_value(info: &InsnInfo, i: usize, tok: Span) -> Result<i64, PErr> {
 }
 
 /// Parses one operand value (modifiers already stripped) according to its kind class.
-pub(crate) fn parse_value(info: &InsnInfo, i: usize, tok: Span) -> Result<Value, PErr> {
+pub(crate) fn parse_value(info: &InsnInfo, i: usize, tok: Span, env: &Env) -> Result<Value, PErr> {
     let op = &info.operands[i];
     let k = op.kind();
+    if matches!(k.class, KindClass::VReg | KindClass::UReg | KindClass::VHalf) {
+        let reg = env.register(tok);
+        return parse_register(op, reg, env).map(Value::Num).map_err(|e| match reg.text == tok.text {
+            true => e,
+            false => e.hint(Some(format!("`{}` is an alias of `{}` (`.reg`)", tok.text, reg.text))),
+        });
+    }
     let t = tok.text;
     let num = |what: &str| -> Result<i64, PErr> {
-        parse_int(t).map_err(|e| match e {
-            NumError::Bad => perr(tok, format!("bad number `{t}` for {what} `{}`", op.name))
-                .hint(Some("numbers are decimal, 0x hex or 0b binary, with an optional sign".into())),
-            NumError::TooLarge => perr(tok, format!("number `{t}` is too large")),
-        })
+        let bad = || perr(tok, format!("bad number `{t}` for {what} `{}`", op.name)).hint(Some(NUMBER_SYNTAX.into()));
+        env.int(tok, &bad)
     };
     let range_err = |v: i64| {
         let (lo, hi) = k.encoded_range();
@@ -358,53 +428,8 @@ pub(crate) fn parse_value(info: &InsnInfo, i: usize, tok: Span) -> Result<Value,
         }
     };
     let v = match k.class {
-        KindClass::VReg | KindClass::UReg => {
-            let vec = k.class == KindClass::VReg;
-            if let Some((a, b)) = t.split_once(':') {
-                let a_sp = lex::trimmed(a, tok.off);
-                let b_sp = lex::trimmed(b, tok.off + a.len() + 1);
-                let r0 = parse_reg(a_sp, vec)?;
-                let r1 = parse_reg(b_sp, vec)?;
-                if !k.pair {
-                    return Err(perr(tok, format!("operand `{}` is a single register, not a pair", op.name)));
-                }
-                let p = if vec { 'v' } else { 'u' };
-                if r0 % 2 != 0 {
-                    return Err(perr(tok, format!("odd register pair `{t}`: a pair starts at an even register"))
-                        .hint(Some(format!("use {p}{}:{p}{}", r0 - 1, r0))));
-                }
-                if r1 != r0 + 1 {
-                    return Err(perr(b_sp, format!("register pair `{t}` is not consecutive"))
-                        .hint(Some(format!("write {p}{r0}:{p}{}", r0 + 1))));
-                }
-                r0 as i64
-            } else {
-                let r = parse_reg(tok, vec)?;
-                if k.pair && r % 2 != 0 {
-                    let p = if vec { 'v' } else { 'u' };
-                    let count = if vec { VREGS } else { UREGS } as u32;
-                    let mut hint = format!("use {p}{}:{p}{}", r - 1, r);
-                    if r + 2 < count {
-                        hint += &format!(" or {p}{}:{p}{}", r + 1, r + 2);
-                    }
-                    return Err(perr(tok, format!("register pair must start at an even register, found `{t}`"))
-                        .hint(Some(hint)));
-                }
-                r as i64
-            }
-        }
-        KindClass::VHalf => {
-            let Some((reg, sel)) = t.rsplit_once('.') else {
-                return Err(perr(tok, format!("expected a register half like v3.l or v3.h, found `{t}`")));
-            };
-            let r = parse_reg(lex::trimmed(reg, tok.off), true)?;
-            let hi = match sel {
-                "l" => 0,
-                "h" => 1,
-                _ => return Err(perr(tok, format!("bad half selector `.{sel}` in `{t}` (use .l or .h)"))),
-            };
-            r as i64 | hi << 7
-        }
+        // Handled above, before the numbers.
+        KindClass::VReg | KindClass::UReg | KindClass::VHalf => return parse_register(op, tok, env).map(Value::Num),
         KindClass::SImm | KindClass::UImm => {
             if lex::parse_f32(t).is_some() {
                 return Err(perr(tok, format!("`{t}` is not an integer (operand `{}` is {})", op.name, k.doc)));
@@ -427,11 +452,15 @@ pub(crate) fn parse_value(info: &InsnInfo, i: usize, tok: Span) -> Result<Value,
             v & hi
         }
         KindClass::PcRel => {
-            if !looks_numeric(t) {
-                if !lex::is_ident(t) {
-                    return Err(perr(tok, format!("expected a label or a byte offset for `{}`, found `{t}`", op.name)));
-                }
+            let constant = env.constant(t).filter(|_| lex::is_ident(t));
+            if constant.is_none() && (lex::is_ident(t) || lex::local_label_ref(t).is_some()) {
                 return Ok(Value::Label(t.to_string()));
+            }
+            if constant.is_none()
+                && !looks_numeric(t)
+                && !t.contains(['(', ')', '+', '-', '*', '/', '%', '<', '>', '&', '|', '^', '~', '!'])
+            {
+                return Err(perr(tok, format!("expected a label or a byte offset for `{}`, found `{t}`", op.name)));
             }
             let v = num("branch offset")?;
             k.encode_value(v).map_err(|_| range_err(v))?;
@@ -475,27 +504,4 @@ pub(crate) fn parse_value(info: &InsnInfo, i: usize, tok: Span) -> Result<Value,
         }
     };
     Ok(Value::Num(v))
-}
-
-/// `v12` / `u3`. Distinguishes the wrong register file, an unknown register and a non-register.
-fn parse_reg(tok: Span, vec: bool) -> Result<u32, PErr> {
-    let t = tok.text;
-    let (p, count, other) = if vec { ('v', VREGS, 'u') } else { ('u', UREGS, 'v') };
-    let file = format!("{p}0..{p}{}", count - 1);
-    let what = if vec { "vector register" } else { "uniform register" };
-    let digits_after = |c: char| t.strip_prefix(c).filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-    if let Some(d) = digits_after(p) {
-        return match d.parse::<u64>() {
-            Ok(n) if n < count as u64 => Ok(n as u32),
-            _ => Err(perr(tok, format!("unknown register `{t}` (registers are {file})"))),
-        };
-    }
-    if digits_after(other).is_some() {
-        return Err(perr(tok, format!("expected a {what} ({file}), found `{t}`")));
-    }
-    let alpha = t.trim_end_matches(|c: char| c.is_ascii_digit());
-    if alpha.len() < t.len() && !alpha.is_empty() && alpha.chars().all(|c| c.is_ascii_alphabetic()) {
-        return Err(perr(tok, format!("unknown register `{t}` (registers are {file})")));
-    }
-    Err(perr(tok, format!("expected a {what} ({file}), found `{t}`")))
 }
