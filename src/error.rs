@@ -85,4 +85,10 @@ pub enum ConfigError {
     /// `Checks::buffers` on a device that does not track which of its bytes were written.
     #[error("the buffers check needs a device that tracks its memory: call Device::track_uninit_memory before making the buffers")]
     UntrackedMemory,
+    /// A checking launch (`LaunchConfig::check`) with a schedule other than `fixed`.
+    #[error("checkers run the fixed schedule (one workgroup at a time): schedule {0} does not go with them")]
+    ScheduleWithChecks(String),
+    /// Device memory exploration or replay copies could not be read or written back.
+    #[error("device memory: {0}")]
+    Memory(String),
 }

@@ -51,6 +51,7 @@ fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure> {
         threads: (c.threads != 0).then_some(c.threads as usize),
         check: check::checks(c.checks)?,
         cancel: unsafe { c.cancel.as_ref() }.map(|t| t.0.clone()),
+        schedule: defaults.schedule,
     })
 }
 

@@ -241,6 +241,8 @@ impl LaunchArgs {
             repeat: 1,
             started: Instant::now(),
             check: self.check.unwrap_or_default(),
+            schedule: lanejit::Schedule::Fixed,
+            schedule_text: None,
         }
     }
 }
@@ -289,6 +291,17 @@ pub struct RunArgs {
     /// type, count, first `--show` values and saved files.
     #[arg(long)]
     pub json: bool,
+    /// The interleaving of waves and workgroups: `fixed` (the default: each wave runs until it ends or waits at
+    /// a barrier, workgroups in order), `rr:K` (waves take turns of K instructions), `random:SEED` or
+    /// `pct:SEED,DEPTH` (docs/schedules.md). Any but `fixed` runs on one thread and gives the same results on
+    /// every engine. With --explore: `random[:FIRST_SEED]` (the default) or `pct[:FIRST_SEED[,DEPTH]]`.
+    #[arg(long)]
+    pub schedule: Option<String>,
+    /// Run the launch under N schedules (random or pct, from --schedule) and compare each with the fixed run:
+    /// buffers, traps, deadlocks and hangs. The first that differs is shrunk to the fewest preemptions and
+    /// printed as a --schedule that replays it; exit code 1 when results differ.
+    #[arg(long, value_name = "N")]
+    pub explore: Option<u32>,
 }
 
 impl RunArgs {
@@ -303,6 +316,7 @@ impl RunArgs {
             image_saves: self.image_saves.clone(),
             json: self.json,
             repeat: self.repeat,
+            schedule_text: self.schedule.clone(),
             ..self.launch.options(compile)
         }
     }
@@ -545,16 +559,26 @@ fn run(a: RunArgs, compile: &lanejit::CompileConfig) -> Result<()> {
         }
         return Ok(());
     }
-    let opts = a.options(compile);
+    let mut opts = a.options(compile);
     let name = a.launch.kernel_name.as_deref();
-    match a.kernel.as_deref() {
-        None => crate::runcmd::run_example(examples::DEFAULT, name, &opts),
-        Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => {
-            crate::runcmd::run_example(k, name, &opts)
-        }
-        Some(k) => {
-            let path = Path::new(k);
-            crate::runcmd::run_file(&load_named_kernel(path, name, compile)?, Some(path), &opts)
+    if a.explore.is_none() {
+        opts.schedule = crate::runcmd::explore::plain_schedule(a.schedule.as_deref())?;
+    }
+    let example = match a.kernel.as_deref() {
+        None => Some(examples::DEFAULT),
+        Some(k) if examples::by_name(k).is_some() && !Path::new(k).exists() => Some(k),
+        Some(_) => None,
+    };
+    match (example, a.explore, a.kernel.as_deref()) {
+        (Some(e), Some(n), _) => crate::runcmd::explore::explore_example(e, &opts, n),
+        (Some(e), None, _) => crate::runcmd::run_example(e, name, &opts),
+        (None, explore, k) => {
+            let path = Path::new(k.unwrap_or_default());
+            let kernel = load_named_kernel(path, name, compile)?;
+            match explore {
+                Some(n) => crate::runcmd::explore::explore_file(&kernel, &opts, n),
+                None => crate::runcmd::run_file(&kernel, Some(path), &opts),
+            }
         }
     }
 }

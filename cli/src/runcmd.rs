@@ -6,6 +6,7 @@
 //! writes are checked before the launch and written after it in [`saves`].
 
 mod buffers;
+pub mod explore;
 pub mod saves;
 mod series;
 pub mod timing;
@@ -65,14 +66,19 @@ pub struct RunOptions {
     pub started: Instant,
     /// Checkers to run (`lanejit::check`; none by default).
     pub check: lanejit::check::Checks,
+    /// The interleaving of waves and workgroups (`--schedule`).
+    pub schedule: lanejit::Schedule,
+    /// `--schedule` as given (with `--explore` it names a policy, not one schedule).
+    pub schedule_text: Option<String>,
 }
 
 impl RunOptions {
     /// The launch configuration's limits and threads from these options (`--trace` runs on one thread).
-    fn apply(&self, cfg: &mut LaunchConfig) {
+    pub(crate) fn apply(&self, cfg: &mut LaunchConfig) {
         cfg.engine = self.engine;
         cfg.threads = if self.trace { Some(1) } else { self.threads };
         cfg.check = self.check;
+        cfg.schedule = self.schedule;
         if let Some(b) = self.budget {
             cfg.budget = b;
         }
@@ -267,7 +273,7 @@ pub fn prepare(device: &Device, o: &RunOptions, inputs: Inputs) -> Result<Prepar
 
 /// The device a run uses: tracking which bytes were written when `--check buffers` asks for it (before any
 /// buffer is made, so that every buffer the host leaves unwritten counts as undefined).
-fn new_device(o: &RunOptions) -> Result<Device> {
+pub(crate) fn new_device(o: &RunOptions) -> Result<Device> {
     let device = Device::new()?;
     if o.check.buffers {
         device.track_uninit_memory()?;

@@ -19,6 +19,9 @@ use std::sync::atomic::Ordering::Relaxed;
 /// Runs `kernel` over `cfg.grid` with the checkers `cfg.check` names; the findings are in the stats (also
 /// those of a launch that trapped).
 pub(crate) fn launch_checked(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
+    if cfg.schedule != super::Schedule::Fixed {
+        return Err(LaunchError::Config(ConfigError::ScheduleWithChecks(cfg.schedule.to_string())));
+    }
     if cfg.check.buffers && !device.arena.tracks_defined() {
         return Err(LaunchError::Config(ConfigError::UntrackedMemory));
     }

@@ -10,9 +10,12 @@ use crate::{Device, Engine, Kernel};
 
 mod batch;
 mod checked;
+mod policy;
 mod schedule;
+mod simulate;
 use lanejit_interp::{Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
 use lanejit_jit::{StartFacts, WaveStart, WindowCache};
+pub use policy::{Schedule, MAX_OVERLAP, MAX_PCT_DEPTH, MAX_RR_SLICE};
 use rayon::prelude::*;
 /// The workgroup scheduler, public for the tools' differential fuzzer (`lanejit-cli`'s `fuzz::group`), which
 /// runs its multi-wave cases in exactly the order a launch uses; not part of the embedding API.
@@ -75,6 +78,9 @@ pub struct LaunchConfig {
     /// workgroup at a time on the calling thread, whatever `engine` says; its findings are in
     /// `LaunchStats::findings`.
     pub check: crate::check::Checks,
+    /// The interleaving of waves and workgroups (`Schedule::Fixed`, the launch's own order, by default). Any
+    /// other runs on the calling thread, whatever `threads` says, and gives the same results on every engine.
+    pub schedule: Schedule,
 }
 
 /// Cancels running launches from another thread: every launch whose `LaunchConfig::cancel` is a clone of this
@@ -111,6 +117,7 @@ impl Default for LaunchConfig {
             threads: None,
             cancel: None,
             check: crate::check::Checks::default(),
+            schedule: Schedule::Fixed,
         }
     }
 }
@@ -246,6 +253,10 @@ pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<La
         kernel.jit_ready().map_err(LaunchError::Compile)?;
     }
     let cx = prepare(device, kernel, cfg)?;
+    if cfg.schedule != Schedule::Fixed {
+        simulate::launch_simulated(&cx, cfg.schedule, None);
+        return finish(cx);
+    }
     let count = workgroup_count(cfg.grid);
     let threads = cfg.threads.unwrap_or_else(rayon::current_num_threads).max(1) as u64;
     // Workgroups go to workers in runs of consecutive indices, enough runs per thread to balance uneven work.
@@ -312,6 +323,10 @@ pub fn launch_traced(
 ) -> Result<LaunchStats, LaunchError> {
     device.arena.define_all_live();
     let cx = prepare(device, kernel, cfg)?;
+    if cfg.schedule != Schedule::Fixed {
+        simulate::launch_simulated(&cx, cfg.schedule, Some(tracer));
+        return finish(cx);
+    }
     let count = workgroup_count(cfg.grid);
     let mut worker = Worker::new(&cx);
     for i in 0..count {

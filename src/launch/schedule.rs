@@ -55,7 +55,7 @@ pub fn run_workgroup(
 /// Releases the barrier the waiting waves wait at: Ok(true) when some waited (they run again), Ok(false) when
 /// none did (every wave has ended), a BarrierDeadlock naming the first wave that waits at a different barrier.
 /// (Runs once per barrier per workgroup, so it allocates nothing unless it reports a deadlock.)
-fn release_barrier(status: &mut [WaveStatus]) -> Result<bool, Trap> {
+pub(super) fn release_barrier(status: &mut [WaveStatus]) -> Result<bool, Trap> {
     let mut waiting = status.iter().enumerate().filter_map(|(i, s)| match s {
         WaveStatus::AtBarrier(pc) => Some((i, *pc)),
         _ => None,

@@ -1,0 +1,189 @@
+//! `lanejit run --explore N`: the launch under N schedules, compared with the fixed run
+//! (`lanejit::explore`), the first difference printed with the schedule that replays it.
+
+use super::{new_device, parse_inputs, prepare, RunOptions};
+use crate::cli::Failed;
+use crate::examples::{self, Size};
+use anyhow::{anyhow, bail, Result};
+use lanejit::explore::{explore, ExploreConfig, ExplorePolicy, ExploreReport, Outcome};
+use lanejit::{Kernel, LaunchConfig, Schedule, MAX_PCT_DEPTH};
+
+/// The depth `--schedule pct` explores with when it names none.
+pub const DEFAULT_PCT_DEPTH: u32 = 3;
+
+/// `--schedule` with `--explore`: `random[:FIRST_SEED]` or `pct[:FIRST_SEED[,DEPTH]]` (seeds count up from
+/// FIRST_SEED, 0 by default).
+pub fn parse_policy(text: &str) -> Result<(ExplorePolicy, u64)> {
+    let (name, rest) = text.trim().split_once(':').unwrap_or((text.trim(), ""));
+    let mut parts = rest.split(',').map(str::trim).filter(|p| !p.is_empty());
+    let mut number = |what: &str| -> Result<Option<u64>> {
+        parts
+            .next()
+            .map(|p| {
+                p.parse::<u64>()
+                    .map_err(|_| anyhow!("--schedule {text}: {what} `{p}` is not an integer in 0..={}", u64::MAX))
+            })
+            .transpose()
+    };
+    let seed = number("the first seed")?.unwrap_or(0);
+    let policy = match name {
+        "random" => ExplorePolicy::Random,
+        "pct" => {
+            let depth = number("DEPTH")?.unwrap_or(DEFAULT_PCT_DEPTH as u64);
+            if !(1..=MAX_PCT_DEPTH as u64).contains(&depth) {
+                bail!("--schedule {text}: DEPTH must be in 1..={MAX_PCT_DEPTH}");
+            }
+            ExplorePolicy::Pct { depth: depth as u32 }
+        }
+        _ => bail!("--explore takes --schedule random[:FIRST_SEED] or pct[:FIRST_SEED[,DEPTH]], not `{text}`"),
+    };
+    if number("")?.is_some() {
+        bail!("--schedule {text}: too many numbers (random[:FIRST_SEED] or pct[:FIRST_SEED[,DEPTH]])");
+    }
+    Ok((policy, seed))
+}
+
+/// What `--explore` refuses to combine with.
+fn refuse_combinations(o: &RunOptions) -> Result<()> {
+    if o.trace || o.repeat > 1 || !o.check.is_empty() || !o.saves.is_empty() || !o.image_saves.is_empty() {
+        bail!("--explore runs the launch many times: it does not go with --trace, --repeat, --check or --save");
+    }
+    Ok(())
+}
+
+/// The exploration `o` asks for (`o.explore` schedules).
+fn config(o: &RunOptions, schedules: u32) -> Result<ExploreConfig> {
+    let (policy, first_seed) = parse_policy(o.schedule_text.as_deref().unwrap_or("random"))?;
+    Ok(ExploreConfig { schedules, policy, first_seed, ..Default::default() })
+}
+
+/// `run FILE --explore N`.
+pub fn explore_file(kernel: &Kernel, o: &RunOptions, schedules: u32) -> Result<()> {
+    refuse_combinations(o)?;
+    let ex = config(o, schedules)?;
+    let device = new_device(o)?;
+    let launch = prepare(&device, o, parse_inputs(o)?)?;
+    let names: Vec<(u64, String)> = launch.addrs.iter().enumerate().map(|(i, &a)| (a, format!("buffer {i}"))).collect();
+    let report = explore(&device, kernel, &launch.cfg, &ex)?;
+    print_report(&report, &ex, o.json, &names)
+}
+
+/// `run NAME --explore N` for a bundled example.
+pub fn explore_example(name: &str, o: &RunOptions, schedules: u32) -> Result<()> {
+    refuse_combinations(o)?;
+    let ex = config(o, schedules)?;
+    let example = examples::by_name(name).ok_or_else(|| anyhow!("no bundled example `{name}` (see --list)"))?;
+    let kernel = Kernel::from_asm(&format!("examples/{name}.s"), example.source)
+        .map_err(|e| anyhow!("{e}"))?
+        .with_config(o.compile);
+    let device = new_device(o)?;
+    let setup = (example.setup)(&device, Size::Default).map_err(|e| anyhow!(e))?;
+    let mut cfg: LaunchConfig = setup.cfg;
+    o.apply(&mut cfg);
+    cfg.grid = o.grid.unwrap_or(cfg.grid);
+    cfg.workgroup = o.wg.or(cfg.workgroup);
+    let report = explore(&device, &kernel, &cfg, &ex)?;
+    print_report(&report, &ex, o.json, &[])
+}
+
+/// The policy's name as `--schedule` takes it.
+fn policy_text(ex: &ExploreConfig) -> String {
+    match ex.policy {
+        ExplorePolicy::Random => format!("random:{}", ex.first_seed),
+        ExplorePolicy::Pct { depth } => format!("pct:{},{depth}", ex.first_seed),
+    }
+}
+
+/// `addr` as `buffer I + OFFSET` when it lies in a named buffer (the one at or below it).
+fn place(addr: u64, names: &[(u64, String)]) -> String {
+    match names.iter().filter(|(a, _)| *a <= addr).max_by_key(|(a, _)| *a) {
+        Some((a, n)) => format!("{addr:#x} ({n} + {})", addr - a),
+        None => format!("{addr:#x}"),
+    }
+}
+
+fn byte(b: Option<u8>) -> String {
+    b.map_or("none".into(), |b| format!("{b:#04x}"))
+}
+
+/// Prints the report (text or JSON); results that differ fail the command (exit code 1).
+fn print_report(r: &ExploreReport, ex: &ExploreConfig, json: bool, names: &[(u64, String)]) -> Result<()> {
+    let per_ms = r.explore_elapsed.as_secs_f64() * 1e3 / r.schedules_run.max(1) as f64;
+    let fixed_ms = r.fixed_elapsed.as_secs_f64() * 1e3;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report_json(r, ex, per_ms, fixed_ms, names))?);
+    } else {
+        print_text(r, ex, per_ms, fixed_ms, names);
+    }
+    match &r.first {
+        Some(d) => Err(Failed(format!("results differ under --schedule {}", d.schedule)).into()),
+        None => Ok(()),
+    }
+}
+
+fn print_text(r: &ExploreReport, ex: &ExploreConfig, per_ms: f64, fixed_ms: f64, names: &[(u64, String)]) {
+    println!(
+        "explore: {} schedules ({} upward) against the fixed run ({}, {} instructions)",
+        r.schedules_run,
+        policy_text(ex),
+        r.fixed,
+        r.fixed_retired
+    );
+    match &r.first {
+        None => println!("no difference: every schedule matched the fixed run"),
+        Some(d) => {
+            println!("difference: schedule {} (`{}`) differs from the fixed run", d.index, d.found);
+            println!("  shrunk to: {}", d.schedule);
+            println!("  outcome: {} (fixed: {})", d.outcome, r.fixed);
+            if d.differing_bytes > 0 {
+                println!("  {} bytes differ; the first:", d.differing_bytes);
+                for b in &d.bytes {
+                    println!("    {}: fixed {}, schedule {}", place(b.addr, names), byte(b.left), byte(b.right));
+                }
+            }
+            println!("replay: the same command with --schedule {} (and without --explore)", d.schedule);
+        }
+    }
+    println!("cost: {per_ms:.3} ms per schedule, fixed run {fixed_ms:.3} ms");
+}
+
+fn outcome_json(o: &Outcome) -> serde_json::Value {
+    let message = match o {
+        Outcome::Finished => serde_json::Value::Null,
+        Outcome::Trapped { message, .. } | Outcome::Deadlock(message) | Outcome::Hang(message) => {
+            message.clone().into()
+        }
+    };
+    serde_json::json!({ "outcome": o.name(), "message": message })
+}
+
+fn report_json(
+    r: &ExploreReport,
+    ex: &ExploreConfig,
+    per_ms: f64,
+    fixed_ms: f64,
+    names: &[(u64, String)],
+) -> serde_json::Value {
+    let first = r.first.as_ref().map(|d| {
+        let bytes: Vec<_> = d
+            .bytes
+            .iter()
+            .map(|b| serde_json::json!({ "addr": b.addr, "where": place(b.addr, names), "fixed": b.left, "schedule": b.right }))
+            .collect();
+        serde_json::json!({
+            "index": d.index, "found": d.found.to_string(), "schedule": d.schedule.to_string(),
+            "switches": d.schedule.switches(), "result": outcome_json(&d.outcome),
+            "differing_bytes": d.differing_bytes, "bytes": bytes,
+        })
+    });
+    serde_json::json!({
+        "explore": policy_text(ex), "schedules": r.schedules_run, "differing": r.differing,
+        "fixed": { "result": outcome_json(&r.fixed), "retired": r.fixed_retired, "elapsed_ms": fixed_ms },
+        "first_difference": first, "per_schedule_ms": per_ms, "differ": r.first.is_some(),
+    })
+}
+
+/// A schedule for a plain run: `--schedule` parsed as `Schedule::parse` reads it.
+pub fn plain_schedule(text: Option<&str>) -> Result<Schedule> {
+    text.map_or(Ok(Schedule::Fixed), |t| Schedule::parse(t).map_err(|e| anyhow!("--schedule: {e}")))
+}
