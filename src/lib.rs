@@ -47,6 +47,7 @@ pub mod image;
 pub mod launch;
 pub mod memimage;
 pub mod module;
+pub mod record;
 pub mod state_json;
 pub mod static_check;
 pub mod tier;

@@ -104,7 +104,22 @@ pub enum Cmd {
     /// transcendental operation writing it (or still reading it); notes name waits stronger than needed.
     #[command(after_help = CHECK_EXIT_CODES_HELP)]
     Check(crate::checkcmd::CheckArgs),
+    /// Replay a record file written by `run --record`: the same launch on a fresh device, compared bit for
+    /// bit (how it ended, the outputs' hash) with the record.
+    #[command(after_help = REPLAY_EXIT_CODES_HELP)]
+    Replay {
+        /// The record file.
+        file: PathBuf,
+        /// The engine to replay on (any: a record reproduces on every engine).
+        #[arg(long, value_parser = engine_parser(), default_value = "interp")]
+        engine: Engine,
+    },
 }
+
+/// The exit-code section of `lanejit replay --help`.
+pub const REPLAY_EXIT_CODES_HELP: &str =
+    "Exit codes: 0 reproduced exactly; 1 the replay differs from the record; 2 bad input (an unreadable, corrupt, \
+truncated or newer record file).";
 
 /// The exit-code section of `lanejit check --help`.
 pub const CHECK_EXIT_CODES_HELP: &str =
@@ -243,6 +258,7 @@ impl LaunchArgs {
             check: self.check.unwrap_or_default(),
             schedule: lanejit::Schedule::Fixed,
             schedule_text: None,
+            record: None,
         }
     }
 }
@@ -302,6 +318,10 @@ pub struct RunArgs {
     /// printed as a --schedule that replays it; exit code 1 when results differ.
     #[arg(long, value_name = "N")]
     pub explore: Option<u32>,
+    /// Write the launch to FILE as a record (kernel, launch configuration, every buffer and image before the
+    /// launch, schedule, how it ended, outputs' hash, lanejit version) that `lanejit replay FILE` reproduces.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -317,6 +337,7 @@ impl RunArgs {
             json: self.json,
             repeat: self.repeat,
             schedule_text: self.schedule.clone(),
+            record: self.record.clone(),
             ..self.launch.options(compile)
         }
     }
@@ -434,6 +455,7 @@ pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
         Cmd::Bench(a) => crate::bench::run(&a, compile),
         Cmd::Fuzz(a) => crate::fuzz::run(&a),
         Cmd::Check(a) => crate::checkcmd::run(&a),
+        Cmd::Replay { file, engine } => replay(&file, engine),
     }
 }
 
@@ -550,6 +572,35 @@ fn run_wave(a: &WaveArgs, compile: &lanejit::CompileConfig) -> Result<()> {
         None => Ok(()),
     };
     crate::runcmd::saves::with_save_errors(verdict, errors)
+}
+
+/// Most bytes of a record file `replay` reads (its memory as hex: twice the device's bytes, plus the kernel).
+const RECORD_FILE: crate::bufio::Limit =
+    crate::bufio::Limit { bytes: 1 << 33, name: "the record file limit (twice the device capacity)" };
+
+fn replay(file: &Path, engine: Engine) -> Result<()> {
+    let text = read_input_text(file, RECORD_FILE)?;
+    let record = lanejit::record::Record::parse(&text).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let r = record.replay(engine).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    println!(
+        "record: {} (lanejit {}, format {}), schedule {}",
+        file.display(),
+        record.lanejit_version,
+        record.version,
+        record.schedule
+    );
+    println!("replay on {}: {}, outputs' hash {}", engine_name(engine), r.outcome, r.outputs_hash);
+    match r.difference {
+        None => {
+            println!("reproduced exactly");
+            Ok(())
+        }
+        Some(d) => Err(Failed(format!("the replay differs from the record: {d}")).into()),
+    }
+}
+
+fn engine_name(e: Engine) -> &'static str {
+    ENGINES.iter().find(|(_, _, x)| *x == e).map_or("?", |(n, _, _)| n)
 }
 
 fn run(a: RunArgs, compile: &lanejit::CompileConfig) -> Result<()> {

@@ -70,6 +70,8 @@ pub struct RunOptions {
     pub schedule: lanejit::Schedule,
     /// `--schedule` as given (with `--explore` it names a policy, not one schedule).
     pub schedule_text: Option<String>,
+    /// `--record FILE`: the launch is written there as a record file (`lanejit::record`).
+    pub record: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -102,6 +104,24 @@ fn show(words: &[u32], total: u64, elem: Elem, n: usize) -> String {
         .collect();
     let more = if total > n as u64 { format!(", … ({total} total)") } else { String::new() };
     format!("[{}{more}]", items.join(", "))
+}
+
+/// Launches as `launch_with` does, writing the record file `o.record` asks for (a failure to write it is an
+/// error of its own: exit code 2).
+fn launch_recorded(
+    device: &Device,
+    kernel: &Kernel,
+    cfg: &LaunchConfig,
+    o: &RunOptions,
+) -> Result<Result<LaunchStats, LaunchError>> {
+    let Some(path) = &o.record else { return Ok(launch_with(device, kernel, cfg, o.trace)) };
+    let mut record = lanejit::record::Record::capture(device, kernel, cfg)?;
+    let result = launch_with(device, kernel, cfg, o.trace);
+    if matches!(result, Ok(_) | Err(LaunchError::Trap { .. })) {
+        record.finish(device, &result)?;
+        std::fs::write(path, record.to_json()).map_err(|e| anyhow!("--record {}: {e}", path.display()))?;
+    }
+    Ok(result)
 }
 
 fn launch_with(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, trace: bool) -> Result<LaunchStats, LaunchError> {
@@ -294,7 +314,11 @@ pub fn run_file(kernel: &Kernel, kernel_path: Option<&Path>, o: &RunOptions) -> 
     let created = check_run_outputs(kernel_path, &inputs, &saves, &image_saves)?;
     let device = new_device(o)?;
     let launch = prepare(&device, o, inputs)?;
-    let series = series::run_series(&device, kernel, &launch.cfg, o);
+    let series = match o.repeat {
+        1 if o.record.is_some() => Series::one(launch_recorded(&device, kernel, &launch.cfg, o)?),
+        _ if o.record.is_some() => bail!("--record writes one launch, not --repeat {}", o.repeat),
+        _ => series::run_series(&device, kernel, &launch.cfg, o),
+    };
     // The buffers are read and saved whatever the launch did: writes made before a trap stay, and are the
     // first thing one wants to look at.
     let saved = write_outputs(&device, &launch, &saves, &image_saves);
@@ -493,7 +517,7 @@ pub fn run_example(name: &str, kernel_name: Option<&str>, o: &RunOptions) -> Res
         pictures.iter().map(|(p, path)| (format!("picture `{}`", p.name), path.clone())).collect();
     let created = saves::check_outputs(&outputs, &[])?;
     if o.json {
-        let result = launch_with(&device, &kernel, &cfg, o.trace);
+        let result = launch_recorded(&device, &kernel, &cfg, o)?;
         let check = result.as_ref().ok().map(|_| (setup.check)(&device));
         let stats = match &result {
             Ok(s) | Err(LaunchError::Trap { stats: s, .. }) => stats_json(s),
@@ -511,7 +535,7 @@ pub fn run_example(name: &str, kernel_name: Option<&str>, o: &RunOptions) -> Res
         return saves::with_save_errors(findings_verdict(&stats).and(check.map_err(Into::into)), errors);
     }
     println!("example `{}`: {}", ex.name, ex.about);
-    let stats = finish(launch_with(&device, &kernel, &cfg, o.trace))?;
+    let stats = finish(launch_recorded(&device, &kernel, &cfg, o)?)?;
     print_findings(&stats);
     let summary = (setup.check)(&device).map_err(|e| Failed(format!("wrong answer: {e}")))?;
     println!("check: OK ({summary})");

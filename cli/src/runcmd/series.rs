@@ -22,6 +22,17 @@ pub struct Series {
     pub cut: Option<String>,
 }
 
+impl Series {
+    /// A series of one launch (`--record`), that ended with `result`.
+    pub fn one(result: Result<LaunchStats, LaunchError>) -> Series {
+        let mut times = LaunchTimes::default();
+        if let Ok(s) = &result {
+            times.push(s.elapsed);
+        }
+        Series { result, times, cut: None }
+    }
+}
+
 /// What is left of the whole command's deadline `whole`, in whole milliseconds (at least one, so that the
 /// first launch always runs and reports its own deadline trap).
 fn left(whole: Duration, o: &RunOptions) -> Duration {
