@@ -5,7 +5,7 @@
 //! so that what it prints replays the difference with as few switches as this search found.
 
 use crate::memimage::{ByteDiff, MemoryImage};
-use crate::{Device, Kernel, LaunchConfig, LaunchError, LaunchStats, Schedule, TrapKind};
+use crate::{Device, Kernel, LaunchConfig, LaunchError, LaunchStats, Schedule, TrapKind, MAX_PCT_DEPTH};
 use std::time::{Duration, Instant};
 
 /// Which schedules to try.
@@ -48,6 +48,53 @@ impl Default for ExploreConfig {
             hang_budget: None,
             stop_at_first: true,
         }
+    }
+}
+
+/// The depth `pct` explores with when its policy text names none.
+pub const DEFAULT_PCT_DEPTH: u32 = 3;
+
+/// Reads an exploration policy and its first seed: `random[:FIRST_SEED]` or `pct[:FIRST_SEED[,DEPTH]]` (seeds
+/// count up from FIRST_SEED, 0 by default; DEPTH `DEFAULT_PCT_DEPTH` by default, in 1..=`MAX_PCT_DEPTH`).
+pub fn parse_policy(text: &str) -> Result<(ExplorePolicy, u64), String> {
+    let (name, rest) = text.trim().split_once(':').unwrap_or((text.trim(), ""));
+    let mut parts = rest.split(',').map(str::trim).filter(|p| !p.is_empty());
+    let mut number = |what: &str| -> Result<Option<u64>, String> {
+        parts
+            .next()
+            .map(|p| p.parse::<u64>().map_err(|_| format!("{what} `{p}` is not an integer in 0..={}", u64::MAX)))
+            .transpose()
+    };
+    let policy = match name {
+        "random" => ExplorePolicy::Random,
+        "pct" => ExplorePolicy::Pct { depth: DEFAULT_PCT_DEPTH },
+        _ => return Err(format!("exploration takes {POLICY_FORMS}, not `{text}`")),
+    };
+    let seed = number("the first seed")?.unwrap_or(0);
+    let policy = match policy {
+        ExplorePolicy::Pct { .. } => {
+            let depth = number("DEPTH")?.unwrap_or(DEFAULT_PCT_DEPTH as u64);
+            if !(1..=MAX_PCT_DEPTH as u64).contains(&depth) {
+                return Err(format!("DEPTH {depth} must be in 1..={MAX_PCT_DEPTH}"));
+            }
+            ExplorePolicy::Pct { depth: depth as u32 }
+        }
+        random => random,
+    };
+    if number("")?.is_some() {
+        return Err(format!("too many numbers ({POLICY_FORMS})"));
+    }
+    Ok((policy, seed))
+}
+
+/// The exploration policy forms, for error messages.
+pub const POLICY_FORMS: &str = "random[:FIRST_SEED] or pct[:FIRST_SEED[,DEPTH]]";
+
+/// The policy and first seed as `parse_policy` reads them (`random:0`, `pct:5,3`).
+pub fn policy_text(ex: &ExploreConfig) -> String {
+    match ex.policy {
+        ExplorePolicy::Random => format!("random:{}", ex.first_seed),
+        ExplorePolicy::Pct { depth } => format!("pct:{},{depth}", ex.first_seed),
     }
 }
 
@@ -159,6 +206,46 @@ pub struct ExploreReport {
     pub first: Option<Difference>,
     /// Wall-clock time of the explored schedules (not of shrinking): per schedule, what exploring costs.
     pub explore_elapsed: Duration,
+}
+
+impl ExploreReport {
+    /// The report as one JSON object (what `lanejit run --explore --json` prints, the C ABI's
+    /// `lj_last_exploration` and Python's `Device.explore` return): the policy (`explore`), `schedules` run,
+    /// `differing`, `differ`, the `fixed` run (`result`, `retired`, `elapsed_ms`), `per_schedule_ms`, and
+    /// `first_difference` (null, or its `index`, the schedule as `found`, the shrunk `schedule` that replays it,
+    /// `switches`, `result`, `differing_bytes`, and the first `bytes`: `addr`, `fixed`, `schedule`, a byte or
+    /// null where none).
+    pub fn to_json(&self, ex: &ExploreConfig) -> serde_json::Value {
+        let first = self.first.as_ref().map(|d| {
+            let bytes: Vec<_> = d
+                .bytes
+                .iter()
+                .map(|b| serde_json::json!({ "addr": b.addr, "fixed": b.left, "schedule": b.right }))
+                .collect();
+            serde_json::json!({
+                "index": d.index, "found": d.found.to_string(), "schedule": d.schedule.to_string(),
+                "switches": d.schedule.switches(), "result": outcome_json(&d.outcome),
+                "differing_bytes": d.differing_bytes, "bytes": bytes,
+            })
+        });
+        let per_ms = self.explore_elapsed.as_secs_f64() * 1e3 / self.schedules_run.max(1) as f64;
+        let fixed_ms = self.fixed_elapsed.as_secs_f64() * 1e3;
+        serde_json::json!({
+            "explore": policy_text(ex), "schedules": self.schedules_run, "differing": self.differing,
+            "fixed": { "result": outcome_json(&self.fixed), "retired": self.fixed_retired, "elapsed_ms": fixed_ms },
+            "first_difference": first, "per_schedule_ms": per_ms, "differ": self.first.is_some(),
+        })
+    }
+}
+
+fn outcome_json(o: &Outcome) -> serde_json::Value {
+    let message = match o {
+        Outcome::Finished => serde_json::Value::Null,
+        Outcome::Trapped { message, .. } | Outcome::Deadlock(message) | Outcome::Hang(message) => {
+            message.clone().into()
+        }
+    };
+    serde_json::json!({ "outcome": o.name(), "message": message })
 }
 
 /// One run's ending and memory.

@@ -31,6 +31,9 @@
 // device must track its bytes from before the buffers are made ([`lj_device_track_uninit_memory`]).
 #define LJ_CHECK_BUFFERS 16
 
+// Bytes of [`LjExploreResult::schedule`] (a schedule's text is at most about 90 of them, plus the NUL).
+#define LJ_SCHEDULE_TEXT 128
+
 // What a call did; the values are the `lanejit` command's exit codes, plus `FAILED`.
 typedef enum LjStatus {
   // Success.
@@ -103,37 +106,16 @@ typedef struct LjKernelInfo {
   uint32_t words;
 } LjKernelInfo;
 
-// An image as `lj_image_layout` and `lj_image_descriptor` take it.
-typedef struct LjImageSpec {
-  // 0 1d, 1 2d, 2 3d, 3 1d_array, 4 2d_array (the ISA's `dim` codes).
-  uint32_t dim;
-  // 0 r32ui, 1 r32f, 2 rgba8, 3 rgba16f, 4 rgba32f (the descriptor's D6 codes).
-  uint32_t format;
-  // Width in texels.
-  uint32_t width;
-  // Height in texels (1 for 1d and 1d_array).
-  uint32_t height;
-  // Depth (3d) or layer count (arrays); 1 for 1d and 2d.
-  uint32_t layers;
-  // Row pitch in bytes; 0: rows packed (`width × texel bytes`).
-  uint32_t pitch;
-  // The sampler word D7 (bit 0 filter, bits 2:1, 4:3, 6:5 addressing of x, y, z).
-  uint32_t sampler;
-} LjImageSpec;
-
-// An image's checked geometry.
-typedef struct LjImageLayout {
-  // Row pitch in bytes.
-  uint32_t pitch;
-  // Bytes of one texel.
-  uint32_t texel_bytes;
-  // Bytes of one row of texels.
-  uint64_t row_bytes;
-  // Rows in all (height × layers).
-  uint64_t rows;
-  // Bytes of device memory the image spans (allocate this many).
-  uint64_t device_bytes;
-} LjImageLayout;
+// How to explore; start from [`lj_explore_config_default`].
+typedef struct LjExploreConfig {
+  // Schedules to run besides the fixed one.
+  uint32_t schedules;
+  // NULL (random schedules from seed 0), or "random[:FIRST_SEED]" or "pct[:FIRST_SEED[,DEPTH]]" as `lanejit
+  // run --explore N --schedule` takes it: seeds count up from FIRST_SEED; pct's DEPTH is 3 unless given.
+  const char *policy;
+  // 1: stop at the first schedule that differs (the default); 0: run them all and count every difference.
+  uint32_t stop_at_first;
+} LjExploreConfig;
 
 // A launch's settings; start from [`lj_launch_config_default`].
 typedef struct LjLaunchConfig {
@@ -167,7 +149,60 @@ typedef struct LjLaunchConfig {
   // one workgroup at a time, whatever `engine` says; its findings are in `LjStats::findings` and, as JSON, in
   // [`lj_last_findings`].
   uint32_t checks;
+  // NULL or "fixed" (the launch's own order), or another legal interleaving of waves and workgroups, as
+  // `lanejit run --schedule` takes it: "rr:K", "random:SEED[,switches=S]" or
+  // "pct:SEED,DEPTH[,horizon=H][,switches=S]" (docs/schedules.md). Every schedule but fixed is simulated on
+  // the calling thread, so the same text gives the same results on every engine; one that does not parse is
+  // bad input. Checkers run the fixed schedule only.
+  const char *schedule;
 } LjLaunchConfig;
+
+// What an exploration found; the whole report (the differing bytes too) is [`lj_last_exploration`]'s JSON.
+typedef struct LjExploreResult {
+  // Schedules run (not counting the fixed run and shrinking).
+  uint32_t schedules_run;
+  // Schedules whose result differed from the fixed run's.
+  uint32_t differing;
+  // 1 when some schedule differed.
+  uint32_t differs;
+  // Instructions the fixed run retired.
+  uint64_t fixed_retired;
+  // The first difference's schedule shrunk to the fewest preemptions, NUL-terminated: put it in
+  // `LjLaunchConfig::schedule` to replay it ("" when every schedule matched).
+  char schedule[LJ_SCHEDULE_TEXT];
+} LjExploreResult;
+
+// An image as `lj_image_layout` and `lj_image_descriptor` take it.
+typedef struct LjImageSpec {
+  // 0 1d, 1 2d, 2 3d, 3 1d_array, 4 2d_array (the ISA's `dim` codes).
+  uint32_t dim;
+  // 0 r32ui, 1 r32f, 2 rgba8, 3 rgba16f, 4 rgba32f (the descriptor's D6 codes).
+  uint32_t format;
+  // Width in texels.
+  uint32_t width;
+  // Height in texels (1 for 1d and 1d_array).
+  uint32_t height;
+  // Depth (3d) or layer count (arrays); 1 for 1d and 2d.
+  uint32_t layers;
+  // Row pitch in bytes; 0: rows packed (`width × texel bytes`).
+  uint32_t pitch;
+  // The sampler word D7 (bit 0 filter, bits 2:1, 4:3, 6:5 addressing of x, y, z).
+  uint32_t sampler;
+} LjImageSpec;
+
+// An image's checked geometry.
+typedef struct LjImageLayout {
+  // Row pitch in bytes.
+  uint32_t pitch;
+  // Bytes of one texel.
+  uint32_t texel_bytes;
+  // Bytes of one row of texels.
+  uint64_t row_bytes;
+  // Rows in all (height × layers).
+  uint64_t rows;
+  // Bytes of device memory the image spans (allocate this many).
+  uint64_t device_bytes;
+} LjImageLayout;
 
 // A launch's statistics.
 typedef struct LjStats {
@@ -309,6 +344,27 @@ const char *lj_last_findings(void);
 // a new buffer's bytes are undefined until the host writes them or a checked launch stores to them. Call it
 // before making the buffers; a launch without the uninit checker counts every live byte as written.
 enum LjStatus lj_device_track_uninit_memory(const struct LjDevice *device);
+
+// The defaults: 100 random schedules from seed 0, stopping at the first difference.
+struct LjExploreConfig lj_explore_config_default(void);
+
+// The calling thread's last `lj_explore` report as one JSON object, the same as `lanejit run --explore N
+// --json` prints (`schedules`, `differing`, `differ`, `fixed`, `first_difference` with the replayable
+// `schedule` and the first differing bytes, `per_schedule_ms`), or "null" when it failed; valid until the
+// thread's next `lj_explore`.
+const char *lj_last_exploration(void);
+
+// Runs the launch `config` describes once in the fixed order, then under `explore->schedules` schedules,
+// each compared with the fixed run (how it ended; when both finished, every byte of writable device memory),
+// restoring device memory before each; the first difference is shrunk to the fewest preemptions. Afterwards
+// device memory holds the fixed run's results. `config->schedule` is ignored (the fixed run is the
+// reference). Returns `LJ_STATUS_OK` whether or not results differed (`result_out->differs` says; the
+// kernel's traps are compared, not returned), bad input for a bad config or policy.
+enum LjStatus lj_explore(const struct LjDevice *device,
+                         const struct LjKernel *kernel,
+                         const struct LjLaunchConfig *config,
+                         const struct LjExploreConfig *explore_config,
+                         struct LjExploreResult *result_out);
 
 // The checked layout of `spec` (bad input, with the reason, for a size, pitch, format, dim or sampler that
 // the image instructions would refuse).

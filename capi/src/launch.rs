@@ -1,10 +1,10 @@
 //! Launches from C: the conversion of `LjLaunchConfig` to the library's `LaunchConfig`, and of its statistics
 //! and trap report back, and `lj_launch` itself.
 
-use super::{bad, bytes, check, guard, non_null, Failure, Out};
+use super::{bad, bytes, c_str, check, guard, non_null, Failure, Out};
 use super::{LjDevice, LjEngine, LjKernel, LjLaunchConfig, LjStats, LjStatus, LjTrap, LjTrapKind};
 use super::{LJ_FROM_KERNEL, LJ_LANES, LJ_NO_DEADLINE};
-use lanejit::{Engine, LaunchConfig, LaunchError, LaunchStats, Trap, TrapKind};
+use lanejit::{Engine, LaunchConfig, LaunchError, LaunchStats, Schedule, Trap, TrapKind};
 use std::time::Duration;
 
 /// The defaults: one workgroup of the kernel's size, no arguments, the JIT, the default budget and deadline.
@@ -23,10 +23,11 @@ pub extern "C" fn lj_launch_config_default() -> LjLaunchConfig {
         threads: 0,
         cancel: std::ptr::null(),
         checks: 0,
+        schedule: std::ptr::null(),
     }
 }
 
-fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure> {
+pub(crate) fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure> {
     let defaults = LaunchConfig::default();
     let from_kernel = |v: u32| (v != LJ_FROM_KERNEL).then_some(v);
     let engine = match c.engine {
@@ -51,7 +52,11 @@ fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure> {
         threads: (c.threads != 0).then_some(c.threads as usize),
         check: check::checks(c.checks)?,
         cancel: unsafe { c.cancel.as_ref() }.map(|t| t.0.clone()),
-        schedule: defaults.schedule,
+        schedule: match c.schedule.is_null() {
+            true => defaults.schedule,
+            false => Schedule::parse(unsafe { c_str(c.schedule, "config.schedule") }?)
+                .map_err(|e| bad(format!("config.schedule: {e}")))?,
+        },
     })
 }
 

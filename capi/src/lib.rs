@@ -18,11 +18,15 @@
 #![allow(clippy::missing_safety_doc)] // each function's safety contract is the module text above, in the header too
 
 mod check;
+mod explore;
 mod image;
 mod launch;
 pub use check::{
     lj_device_track_uninit_memory, lj_last_findings, LJ_CHECK_BARRIERS, LJ_CHECK_BUFFERS, LJ_CHECK_RACES,
     LJ_CHECK_UNINIT, LJ_CHECK_WAITS,
+};
+pub use explore::{
+    lj_explore, lj_explore_config_default, lj_last_exploration, LjExploreConfig, LjExploreResult, LJ_SCHEDULE_TEXT,
 };
 pub use image::{lj_image_descriptor, lj_image_layout, LjImageLayout, LjImageSpec};
 pub use launch::{lj_launch, lj_launch_config_default};
@@ -146,6 +150,12 @@ pub struct LjLaunchConfig {
     /// one workgroup at a time, whatever `engine` says; its findings are in `LjStats::findings` and, as JSON, in
     /// [`lj_last_findings`].
     pub checks: u32,
+    /// NULL or "fixed" (the launch's own order), or another legal interleaving of waves and workgroups, as
+    /// `lanejit run --schedule` takes it: "rr:K", "random:SEED[,switches=S]" or
+    /// "pct:SEED,DEPTH[,horizon=H][,switches=S]" (docs/schedules.md). Every schedule but fixed is simulated on
+    /// the calling thread, so the same text gives the same results on every engine; one that does not parse is
+    /// bad input. Checkers run the fixed schedule only.
+    pub schedule: *const c_char,
 }
 
 /// A launch's statistics.

@@ -1,4 +1,4 @@
-//! The C ABI from C: compiles `tests/c/vadd.c` and `tests/c/checks.c` against the committed header and the
+//! The C ABI from C: compiles `tests/c/vadd.c`, `checks.c` and `schedules.c` against the committed header and the
 //! static library, runs them, and requires them to pass (a vector add on every engine, a trap report and bad
 //! input; the checkers' findings and their bad input). Needs a C
 //! compiler (`cc`, or the one `CC` names); `.ci/run` checks there is one.
@@ -68,4 +68,10 @@ fn the_readme_c_example_compiles_and_reads_its_trap() {
 fn a_c_program_runs_the_checkers_and_reads_their_findings() {
     let out = compile_and_run("checks", &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/checks.c"));
     assert!(out.contains("checkers from C: ok"), "{out}");
+}
+
+#[test]
+fn a_c_program_runs_schedules_and_explores() {
+    let out = compile_and_run("schedules", &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/schedules.c"));
+    assert!(out.contains("schedules from C: ok"), "{out}");
 }

@@ -18,6 +18,8 @@ trap, unless the array is read-only); a numpy scalar (``np.uint32(5)``, ``np.flo
 Plain Python ``int``/``float`` are refused: their width would be a guess.
 """
 
+import json
+
 import numpy as np
 
 from . import _native
@@ -72,7 +74,7 @@ class Device(_native.Device):
         super().write(addr, data)
 
     def launch(self, kernel, grid=1, args=(), *, workgroup=None, engine="auto", budget=0, deadline=None,
-               threads=0, shared_bytes=None, private_bytes=None, cancel=None, check=None):
+               threads=0, shared_bytes=None, private_bytes=None, cancel=None, check=None, schedule=None):
         """Runs ``kernel`` over ``grid`` workgroups (an int or up to three) and returns its ``Stats``; a trap
         raises ``Trap``, after the arrays were copied back (writes made before the trap stay). ``engine`` is
         "auto" (tiered: starts at once in the interpreter, hot blocks compiled in the background), "jit"
@@ -81,15 +83,47 @@ class Device(_native.Device):
         released while the kernel runs: ``cancel`` (a ``Cancel``) stops it from another thread. ``check`` runs
         checkers, named as ``lanejit run --check`` names them ("waits,races,barriers,uninit", "all", and
         "buffers" on a device after ``track_uninit_memory()``); their findings are ``Stats.findings`` (a
-        ``Trap``'s stats hold them too)."""
-        options = dict(grid=_dims(grid, "grid"), workgroup=None if workgroup is None else _dims(workgroup, "workgroup"),
-                       engine=engine, budget=budget, deadline=deadline, threads=threads,
-                       shared_bytes=shared_bytes, private_bytes=private_bytes, cancel=cancel, check=check)
+        ``Trap``'s stats hold them too). ``schedule`` runs another legal interleaving of waves and workgroups,
+        as ``lanejit run --schedule`` names it ("fixed", the default; "rr:K", "random:SEED", "pct:SEED,DEPTH",
+        docs/schedules.md), simulated on one thread so that a seed gives the same results on every engine; one
+        that does not parse raises ``ValueError``."""
+        options = self._options(grid, workgroup, engine, budget, deadline, threads, shared_bytes, private_bytes,
+                                cancel, check, schedule)
+        return self._staged(args, lambda packed, staged: self.launch_packed(kernel, packed, staged, options))
+
+    def explore(self, kernel, grid=1, args=(), *, schedules=100, policy="random", stop_at_first=True,
+                workgroup=None, engine="auto", budget=0, deadline=None, threads=0, shared_bytes=None,
+                private_bytes=None, cancel=None):
+        """Runs the launch ``launch`` would make once in the fixed order, then under ``schedules`` schedules of
+        ``policy`` ("random[:FIRST_SEED]" or "pct[:FIRST_SEED[,DEPTH]]", seeds counting up), each compared with
+        the fixed run (how it ended; when both finished, every byte of writable memory), and returns the report
+        as a dict, the object ``lanejit run --explore N --json`` prints: ``differ``, ``schedules``,
+        ``differing``, ``fixed``, and ``first_difference`` (None, or with ``schedule``, the shrunk schedule that
+        replays it as ``launch(..., schedule=...)``, and the first differing ``bytes``). Device memory is restored
+        before each schedule; afterwards the arrays hold the fixed run's results. With ``stop_at_first`` False
+        every schedule runs and ``differing`` counts them all. A bad policy raises ``ValueError``."""
+        options = self._options(grid, workgroup, engine, budget, deadline, threads, shared_bytes, private_bytes,
+                                cancel, None, None)
+        text = self._staged(args, lambda packed, staged: self.explore_packed(
+            kernel, packed, staged, options, schedules, policy, stop_at_first))
+        return json.loads(text)
+
+    @staticmethod
+    def _options(grid, workgroup, engine, budget, deadline, threads, shared_bytes, private_bytes, cancel, check,
+                 schedule):
+        return dict(grid=_dims(grid, "grid"), workgroup=None if workgroup is None else _dims(workgroup, "workgroup"),
+                    engine=engine, budget=budget, deadline=deadline, threads=threads, shared_bytes=shared_bytes,
+                    private_bytes=private_bytes, cancel=cancel, check=check, schedule=schedule)
+
+    @staticmethod
+    def _staged(args, run):
+        """``run(packed, staged)`` with the packed argument block and the arrays staged contiguous, each strided
+        one copied back into its view afterwards."""
         packed, arrays = _pack(args)
         # A strided view goes to the device through a contiguous copy, copied back into the view afterwards.
         staged = [(off, a if a.flags.c_contiguous else np.ascontiguousarray(a)) for off, a in arrays]
         try:
-            return self.launch_packed(kernel, packed, staged, options)
+            return run(packed, staged)
         finally:
             for (_, a), (_, s) in zip(arrays, staged):
                 if s is not a and a.flags.writeable:

@@ -4,7 +4,8 @@
 use crate::host::HostBuffer;
 use crate::kernel::Kernel;
 use crate::{error, launch_error, Cancel, Stats, BAD_INPUT, FAILED};
-use lanejit::{Engine, LaunchConfig, LaunchError, LaunchStats, MemoryError};
+use lanejit::explore::{explore, parse_policy, ExploreConfig};
+use lanejit::{Engine, LaunchConfig, LaunchError, MemoryError, Schedule};
 use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -35,6 +36,8 @@ pub struct LaunchOptions {
     cancel: Option<Py<Cancel>>,
     /// Checkers, as `lanejit run --check` names them (`waits,races,barriers,uninit,buffers` or `all`).
     check: Option<String>,
+    /// The schedule, as `lanejit run --schedule` takes it (None: fixed).
+    schedule: Option<String>,
 }
 
 /// The value at `key` of `options`, or `default` when the key (or the dict) is missing; a value of the wrong
@@ -60,6 +63,7 @@ impl LaunchOptions {
             private_bytes: item(options, "private_bytes", None)?,
             cancel: item(options, "cancel", None)?,
             check: item(options, "check", None)?,
+            schedule: item(options, "schedule", None)?,
         })
     }
 
@@ -85,8 +89,13 @@ impl LaunchOptions {
             None => Default::default(),
             Some(text) => lanejit::check::Checks::parse(text).map_err(PyValueError::new_err)?,
         };
+        let schedule = match &self.schedule {
+            None => Schedule::Fixed,
+            Some(text) => Schedule::parse(text).map_err(|e| PyValueError::new_err(format!("schedule: {e}")))?,
+        };
         Ok(LaunchConfig {
             check,
+            schedule,
             grid: self.grid,
             workgroup: self.workgroup,
             shared_bytes: self.shared_bytes,
@@ -177,10 +186,76 @@ impl Device {
     ) -> PyResult<Stats> {
         let py = kernel.py();
         let device = &self.0;
+        let (cfg, placed) = self.stage(py, args, &arrays, options)?;
+        let kernel = &kernel.get().0;
+        let result = py.detach(|| catching_panics(|| device.launch(kernel, &cfg)));
+        if matches!(result, Ok(Ok(_)) | Ok(Err(LaunchError::Trap { .. }))) {
+            self.copy_back(py, &placed)?;
+        }
+        match result {
+            Ok(Ok(stats)) => Ok(Stats::from(&stats)),
+            Ok(Err(e)) => Err(launch_error(py, e)),
+            Err(panic) => Err(error(py, FAILED, format!("internal error (please report): {panic}"))),
+        }
+    }
+
+    /// Explores the launch `launch_packed` would make (its `schedule` option ignored: the fixed run is the
+    /// reference) under `schedules` schedules of `policy` ("random[:FIRST_SEED]" or "pct[:FIRST_SEED[,DEPTH]]"),
+    /// with the GIL released, and returns the report as JSON text (`lanejit.Device.explore` parses it). The
+    /// arrays are copied back holding the fixed run's results.
+    #[pyo3(signature = (kernel, args, arrays = Vec::new(), options = None, schedules = 100, policy = "random", stop_at_first = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn explore_packed(
+        &self,
+        kernel: &Bound<'_, Kernel>,
+        args: &Bound<'_, PyAny>,
+        arrays: Vec<(usize, Bound<'_, PyAny>)>,
+        options: Option<&Bound<'_, PyDict>>,
+        schedules: u32,
+        policy: &str,
+        stop_at_first: bool,
+    ) -> PyResult<String> {
+        let py = kernel.py();
+        let device = &self.0;
+        let (policy, first_seed) =
+            parse_policy(policy).map_err(|e| PyValueError::new_err(format!("policy {policy:?}: {e}")))?;
+        let ex = ExploreConfig { schedules, policy, first_seed, stop_at_first, ..Default::default() };
+        let (cfg, placed) = self.stage(py, args, &arrays, options)?;
+        let kernel = &kernel.get().0;
+        let result = py.detach(|| catching_panics(|| explore(device, kernel, &cfg, &ex)));
+        match result {
+            Ok(Ok(report)) => {
+                self.copy_back(py, &placed)?;
+                Ok(report.to_json(&ex).to_string())
+            }
+            Ok(Err(e)) => Err(launch_error(py, e)),
+            Err(panic) => Err(error(py, FAILED, format!("internal error (please report): {panic}"))),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Device(capacity={})", self.0.arena.capacity())
+    }
+}
+
+/// Arrays copied to buffers of their own for a launch: each buffer and the host array it came from.
+type Placed<'d> = Vec<(lanejit::Buffer<'d>, HostBuffer)>;
+
+impl Device {
+    /// The launch configuration of `options` with the argument block `args`, each `(offset, array)` of `arrays`
+    /// copied to a buffer of its own whose address is written at `offset` of the block.
+    fn stage<'d>(
+        &'d self,
+        py: Python<'_>,
+        args: &Bound<'_, PyAny>,
+        arrays: &[(usize, Bound<'_, PyAny>)],
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<(LaunchConfig, Placed<'d>)> {
+        let device = &self.0;
         let mut cfg = LaunchOptions::from_dict(options)?.config()?;
         let mut args = HostBuffer::get(args, "args")?.bytes(py).to_vec();
         let mut placed = Vec::with_capacity(arrays.len());
-        for (offset, array) in &arrays {
+        for (offset, array) in arrays {
             let host = HostBuffer::get(array, &format!("the array argument at byte {offset} of the block"))?;
             let buffer = device.buffer(host.len().max(1) as u64).map_err(|e| error(py, FAILED, e))?;
             device.write(buffer.addr(), host.bytes(py)).map_err(|e| error(py, FAILED, e))?;
@@ -193,34 +268,22 @@ impl Device {
             placed.push((buffer, host));
         }
         cfg.args = args;
-        let kernel = &kernel.get().0;
-        let result = py.detach(|| launch_catching_panics(device, kernel, &cfg));
-        let ran = matches!(result, Ok(Ok(_)) | Ok(Err(LaunchError::Trap { .. })));
-        if ran {
-            for (buffer, host) in placed.iter().filter(|(_, host)| !host.readonly()) {
-                host.fill(py, |out| device.read_into(buffer.addr(), out))?.map_err(|e| error(py, FAILED, e))?;
-            }
-        }
-        match result {
-            Ok(Ok(stats)) => Ok(Stats::from(&stats)),
-            Ok(Err(e)) => Err(launch_error(py, e)),
-            Err(panic) => Err(error(py, FAILED, format!("internal error (please report): {panic}"))),
-        }
+        Ok((cfg, placed))
     }
 
-    fn __repr__(&self) -> String {
-        format!("Device(capacity={})", self.0.arena.capacity())
+    /// Copies each writable array's buffer back to the array.
+    fn copy_back(&self, py: Python<'_>, placed: &Placed<'_>) -> PyResult<()> {
+        for (buffer, host) in placed.iter().filter(|(_, host)| !host.readonly()) {
+            host.fill(py, |out| self.0.read_into(buffer.addr(), out))?.map_err(|e| error(py, FAILED, e))?;
+        }
+        Ok(())
     }
 }
 
-/// `device.launch`, with a panic (a bug in lanejit) turned into its message, as the C ABI does: the caller
-/// gets `Error` with status 3 instead of pyo3's `PanicException`.
-fn launch_catching_panics(
-    device: &lanejit::Device,
-    kernel: &lanejit::Kernel,
-    cfg: &LaunchConfig,
-) -> Result<Result<LaunchStats, LaunchError>, String> {
-    catch_unwind(AssertUnwindSafe(|| device.launch(kernel, cfg))).map_err(|panic| {
+/// `f` (a launch or an exploration), with a panic (a bug in lanejit) turned into its message, as the C ABI
+/// does: the caller gets `Error` with status 3 instead of pyo3's `PanicException`.
+fn catching_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
         let text = panic.downcast_ref::<&str>().map(|s| s.to_string());
         text.or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default()
     })

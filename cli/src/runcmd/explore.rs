@@ -5,42 +5,13 @@ use super::{new_device, parse_inputs, prepare, RunOptions};
 use crate::cli::Failed;
 use crate::examples::{self, Size};
 use anyhow::{anyhow, bail, Result};
-use lanejit::explore::{explore, ExploreConfig, ExplorePolicy, ExploreReport, Outcome};
-use lanejit::{Kernel, LaunchConfig, Schedule, MAX_PCT_DEPTH};
-
-/// The depth `--schedule pct` explores with when it names none.
-pub const DEFAULT_PCT_DEPTH: u32 = 3;
+use lanejit::explore::{explore, policy_text, ExploreConfig, ExplorePolicy, ExploreReport};
+use lanejit::{Kernel, LaunchConfig, Schedule};
 
 /// `--schedule` with `--explore`: `random[:FIRST_SEED]` or `pct[:FIRST_SEED[,DEPTH]]` (seeds count up from
-/// FIRST_SEED, 0 by default).
+/// FIRST_SEED, 0 by default), as `lanejit::explore::parse_policy` reads it.
 pub fn parse_policy(text: &str) -> Result<(ExplorePolicy, u64)> {
-    let (name, rest) = text.trim().split_once(':').unwrap_or((text.trim(), ""));
-    let mut parts = rest.split(',').map(str::trim).filter(|p| !p.is_empty());
-    let mut number = |what: &str| -> Result<Option<u64>> {
-        parts
-            .next()
-            .map(|p| {
-                p.parse::<u64>()
-                    .map_err(|_| anyhow!("--schedule {text}: {what} `{p}` is not an integer in 0..={}", u64::MAX))
-            })
-            .transpose()
-    };
-    let seed = number("the first seed")?.unwrap_or(0);
-    let policy = match name {
-        "random" => ExplorePolicy::Random,
-        "pct" => {
-            let depth = number("DEPTH")?.unwrap_or(DEFAULT_PCT_DEPTH as u64);
-            if !(1..=MAX_PCT_DEPTH as u64).contains(&depth) {
-                bail!("--schedule {text}: DEPTH must be in 1..={MAX_PCT_DEPTH}");
-            }
-            ExplorePolicy::Pct { depth: depth as u32 }
-        }
-        _ => bail!("--explore takes --schedule random[:FIRST_SEED] or pct[:FIRST_SEED[,DEPTH]], not `{text}`"),
-    };
-    if number("")?.is_some() {
-        bail!("--schedule {text}: too many numbers (random[:FIRST_SEED] or pct[:FIRST_SEED[,DEPTH]])");
-    }
-    Ok((policy, seed))
+    lanejit::explore::parse_policy(text).map_err(|e| anyhow!("--explore --schedule {text}: {e}"))
 }
 
 /// What `--explore` refuses to combine with.
@@ -86,14 +57,6 @@ pub fn explore_example(name: &str, o: &RunOptions, schedules: u32) -> Result<()>
     print_report(&report, &ex, o.json, &[])
 }
 
-/// The policy's name as `--schedule` takes it.
-fn policy_text(ex: &ExploreConfig) -> String {
-    match ex.policy {
-        ExplorePolicy::Random => format!("random:{}", ex.first_seed),
-        ExplorePolicy::Pct { depth } => format!("pct:{},{depth}", ex.first_seed),
-    }
-}
-
 /// `addr` as `buffer I + OFFSET` when it lies in a named buffer (the one at or below it).
 fn place(addr: u64, names: &[(u64, String)]) -> String {
     match names.iter().filter(|(a, _)| *a <= addr).max_by_key(|(a, _)| *a) {
@@ -111,7 +74,7 @@ fn print_report(r: &ExploreReport, ex: &ExploreConfig, json: bool, names: &[(u64
     let per_ms = r.explore_elapsed.as_secs_f64() * 1e3 / r.schedules_run.max(1) as f64;
     let fixed_ms = r.fixed_elapsed.as_secs_f64() * 1e3;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report_json(r, ex, per_ms, fixed_ms, names))?);
+        println!("{}", serde_json::to_string_pretty(&report_json(r, ex, names))?);
     } else {
         print_text(r, ex, per_ms, fixed_ms, names);
     }
@@ -147,40 +110,16 @@ fn print_text(r: &ExploreReport, ex: &ExploreConfig, per_ms: f64, fixed_ms: f64,
     println!("cost: {per_ms:.3} ms per schedule, fixed run {fixed_ms:.3} ms");
 }
 
-fn outcome_json(o: &Outcome) -> serde_json::Value {
-    let message = match o {
-        Outcome::Finished => serde_json::Value::Null,
-        Outcome::Trapped { message, .. } | Outcome::Deadlock(message) | Outcome::Hang(message) => {
-            message.clone().into()
+/// The library's JSON report, each listed byte with its place in the named buffers (`where`).
+fn report_json(r: &ExploreReport, ex: &ExploreConfig, names: &[(u64, String)]) -> serde_json::Value {
+    let mut j = r.to_json(ex);
+    if let Some(bytes) = j["first_difference"]["bytes"].as_array_mut() {
+        for b in bytes {
+            let addr = b["addr"].as_u64().unwrap_or(0);
+            b["where"] = place(addr, names).into();
         }
-    };
-    serde_json::json!({ "outcome": o.name(), "message": message })
-}
-
-fn report_json(
-    r: &ExploreReport,
-    ex: &ExploreConfig,
-    per_ms: f64,
-    fixed_ms: f64,
-    names: &[(u64, String)],
-) -> serde_json::Value {
-    let first = r.first.as_ref().map(|d| {
-        let bytes: Vec<_> = d
-            .bytes
-            .iter()
-            .map(|b| serde_json::json!({ "addr": b.addr, "where": place(b.addr, names), "fixed": b.left, "schedule": b.right }))
-            .collect();
-        serde_json::json!({
-            "index": d.index, "found": d.found.to_string(), "schedule": d.schedule.to_string(),
-            "switches": d.schedule.switches(), "result": outcome_json(&d.outcome),
-            "differing_bytes": d.differing_bytes, "bytes": bytes,
-        })
-    });
-    serde_json::json!({
-        "explore": policy_text(ex), "schedules": r.schedules_run, "differing": r.differing,
-        "fixed": { "result": outcome_json(&r.fixed), "retired": r.fixed_retired, "elapsed_ms": fixed_ms },
-        "first_difference": first, "per_schedule_ms": per_ms, "differ": r.first.is_some(),
-    })
+    }
+    j
 }
 
 /// A schedule for a plain run: `--schedule` parsed as `Schedule::parse` reads it.
