@@ -6,7 +6,10 @@ use crate::cli::Failed;
 use crate::examples::{self, Size};
 use anyhow::{anyhow, bail, Result};
 use lanejit::explore::{explore, policy_text, ExploreConfig, ExplorePolicy, ExploreReport};
-use lanejit::{Kernel, LaunchConfig, Schedule};
+use lanejit::explore::{HANG_FACTOR, MIN_HANG_BUDGET};
+use lanejit::memimage::MemoryImage;
+use lanejit::record::Record;
+use lanejit::{Device, Kernel, LaunchConfig, LaunchError, Schedule};
 
 /// `--schedule` with `--explore`: `random[:FIRST_SEED]` or `pct[:FIRST_SEED[,DEPTH]]` (seeds count up from
 /// FIRST_SEED, 0 by default), as `lanejit::explore::parse_policy` reads it.
@@ -35,8 +38,8 @@ pub fn explore_file(kernel: &Kernel, o: &RunOptions, schedules: u32) -> Result<(
     let device = new_device(o)?;
     let launch = prepare(&device, o, parse_inputs(o)?)?;
     let names: Vec<(u64, String)> = launch.addrs.iter().enumerate().map(|(i, &a)| (a, format!("buffer {i}"))).collect();
-    let report = explore(&device, kernel, &launch.cfg, &ex)?;
-    print_report(&report, &ex, o.json, &names)
+    let report = explore_recorded(&device, kernel, &launch.cfg, &ex, o)?;
+    print_report(&report, &ex, o, &names)
 }
 
 /// `run NAME --explore N` for a bundled example.
@@ -53,8 +56,37 @@ pub fn explore_example(name: &str, o: &RunOptions, schedules: u32) -> Result<()>
     o.apply(&mut cfg);
     cfg.grid = o.grid.unwrap_or(cfg.grid);
     cfg.workgroup = o.wg.or(cfg.workgroup);
-    let report = explore(&device, &kernel, &cfg, &ex)?;
-    print_report(&report, &ex, o.json, &[])
+    let report = explore_recorded(&device, &kernel, &cfg, &ex, o)?;
+    print_report(&report, &ex, o, &[])
+}
+
+/// Explores; with `--record FILE` and a difference, the shrunk schedule's launch from the memory before
+/// exploring is written there as a record (`lanejit replay FILE` reproduces it), under the budget exploring
+/// gave it (so that a hang is recorded as one). Device memory ends as `explore` leaves it.
+fn explore_recorded(
+    device: &Device,
+    kernel: &Kernel,
+    cfg: &LaunchConfig,
+    ex: &ExploreConfig,
+    o: &RunOptions,
+) -> Result<ExploreReport> {
+    let Some(path) = &o.record else { return Ok(explore(device, kernel, cfg, ex)?) };
+    let before = MemoryImage::take(device).map_err(|e| anyhow!("{e}"))?;
+    let report = explore(device, kernel, cfg, ex)?;
+    let Some(d) = &report.first else { return Ok(report) };
+    let after = MemoryImage::take(device).map_err(|e| anyhow!("{e}"))?;
+    before.restore(device).map_err(|e| anyhow!("{e}"))?;
+    let hang = ex.hang_budget.unwrap_or(report.fixed_retired.saturating_mul(HANG_FACTOR).max(MIN_HANG_BUDGET));
+    let cfg = LaunchConfig { schedule: d.schedule, budget: cfg.budget.min(hang), ..cfg.clone() };
+    let mut record = Record::capture(device, kernel, &cfg)?;
+    let result = device.launch(kernel, &cfg);
+    if let Err(e @ (LaunchError::Config(_) | LaunchError::Compile(_))) = &result {
+        bail!("recording schedule {}: {e}", d.schedule);
+    }
+    record.finish(device, &result)?;
+    std::fs::write(path, record.to_json()).map_err(|e| anyhow!("--record {}: {e}", path.display()))?;
+    after.restore(device).map_err(|e| anyhow!("{e}"))?;
+    Ok(report)
 }
 
 /// `addr` as `buffer I + OFFSET` when it lies in a named buffer (the one at or below it).
@@ -70,13 +102,21 @@ fn byte(b: Option<u8>) -> String {
 }
 
 /// Prints the report (text or JSON); results that differ fail the command (exit code 1).
-fn print_report(r: &ExploreReport, ex: &ExploreConfig, json: bool, names: &[(u64, String)]) -> Result<()> {
+fn print_report(r: &ExploreReport, ex: &ExploreConfig, o: &RunOptions, names: &[(u64, String)]) -> Result<()> {
+    let recorded = o.record.as_ref().filter(|_| r.first.is_some()).map(|p| p.display().to_string());
     let per_ms = r.explore_elapsed.as_secs_f64() * 1e3 / r.schedules_run.max(1) as f64;
     let fixed_ms = r.fixed_elapsed.as_secs_f64() * 1e3;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report_json(r, ex, names))?);
+    if o.json {
+        let mut j = report_json(r, ex, names);
+        j["record"] = recorded.into();
+        println!("{}", serde_json::to_string_pretty(&j)?);
     } else {
         print_text(r, ex, per_ms, fixed_ms, names);
+        match (&o.record, &r.first) {
+            (Some(path), Some(d)) => println!("record: {} (`{}`; lanejit replay FILE)", path.display(), d.schedule),
+            (Some(_), None) => println!("record: none written (no difference)"),
+            _ => {}
+        }
     }
     match &r.first {
         Some(d) => Err(Failed(format!("results differ under --schedule {}", d.schedule)).into()),
