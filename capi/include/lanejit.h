@@ -110,8 +110,8 @@ typedef struct LjKernelInfo {
 typedef struct LjExploreConfig {
   // Schedules to run besides the fixed one.
   uint32_t schedules;
-  // NULL (random schedules from seed 0), or "random[:FIRST_SEED]" or "pct[:FIRST_SEED[,DEPTH]]" as `lanejit
-  // run --explore N --schedule` takes it: seeds count up from FIRST_SEED; pct's DEPTH is 3 unless given.
+  // NULL (random schedules from seed 0), or `"random[:FIRST_SEED]"` or `"pct[:FIRST_SEED[,DEPTH]]"` as
+  // `lanejit run --explore N --schedule` takes it: seeds count up from FIRST_SEED; pct's DEPTH is 3 unless given.
   const char *policy;
   // 1: stop at the first schedule that differs (the default); 0: run them all and count every difference.
   uint32_t stop_at_first;
@@ -150,8 +150,8 @@ typedef struct LjLaunchConfig {
   // [`lj_last_findings`].
   uint32_t checks;
   // NULL or "fixed" (the launch's own order), or another legal interleaving of waves and workgroups, as
-  // `lanejit run --schedule` takes it: "rr:K", "random:SEED[,switches=S]" or
-  // "pct:SEED,DEPTH[,horizon=H][,switches=S]" (docs/schedules.md). Every schedule but fixed is simulated on
+  // `lanejit run --schedule` takes it: `"rr:K"`, `"random:SEED[,switches=S]"` or
+  // `"pct:SEED,DEPTH[,horizon=H][,switches=S]"` (docs/schedules.md). Every schedule but fixed is simulated on
   // the calling thread, so the same text gives the same results on every engine; one that does not parse is
   // bad input. Checkers run the fixed schedule only.
   const char *schedule;

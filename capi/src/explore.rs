@@ -18,8 +18,8 @@ pub const LJ_SCHEDULE_TEXT: usize = 128;
 pub struct LjExploreConfig {
     /// Schedules to run besides the fixed one.
     pub schedules: u32,
-    /// NULL (random schedules from seed 0), or "random[:FIRST_SEED]" or "pct[:FIRST_SEED[,DEPTH]]" as `lanejit
-    /// run --explore N --schedule` takes it: seeds count up from FIRST_SEED; pct's DEPTH is 3 unless given.
+    /// NULL (random schedules from seed 0), or `"random[:FIRST_SEED]"` or `"pct[:FIRST_SEED[,DEPTH]]"` as
+    /// `lanejit run --explore N --schedule` takes it: seeds count up from FIRST_SEED; pct's DEPTH is 3 unless given.
     pub policy: *const c_char,
     /// 1: stop at the first schedule that differs (the default); 0: run them all and count every difference.
     pub stop_at_first: u32,

@@ -151,8 +151,8 @@ pub struct LjLaunchConfig {
     /// [`lj_last_findings`].
     pub checks: u32,
     /// NULL or "fixed" (the launch's own order), or another legal interleaving of waves and workgroups, as
-    /// `lanejit run --schedule` takes it: "rr:K", "random:SEED[,switches=S]" or
-    /// "pct:SEED,DEPTH[,horizon=H][,switches=S]" (docs/schedules.md). Every schedule but fixed is simulated on
+    /// `lanejit run --schedule` takes it: `"rr:K"`, `"random:SEED[,switches=S]"` or
+    /// `"pct:SEED,DEPTH[,horizon=H][,switches=S]"` (docs/schedules.md). Every schedule but fixed is simulated on
     /// the calling thread, so the same text gives the same results on every engine; one that does not parse is
     /// bad input. Checkers run the fixed schedule only.
     pub schedule: *const c_char,

@@ -200,10 +200,12 @@ impl Device {
     }
 
     /// Explores the launch `launch_packed` would make (its `schedule` option ignored: the fixed run is the
-    /// reference) under `schedules` schedules of `policy` ("random[:FIRST_SEED]" or "pct[:FIRST_SEED[,DEPTH]]"),
+    /// reference) under `schedules` schedules of `policy` (`"random[:FIRST_SEED]"` or `"pct[:FIRST_SEED[,DEPTH]]"`),
     /// with the GIL released, and returns the report as JSON text (`lanejit.Device.explore` parses it). The
     /// arrays are copied back holding the fixed run's results.
-    #[pyo3(signature = (kernel, args, arrays = Vec::new(), options = None, schedules = 100, policy = "random", stop_at_first = true))]
+    #[pyo3(signature = (
+        kernel, args, arrays = Vec::new(), options = None, schedules = 100, policy = "random", stop_at_first = true
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn explore_packed(
         &self,
