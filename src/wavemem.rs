@@ -254,7 +254,7 @@ mod tests {
         let mut fast_paths = 0;
         for case in 0..20_000 {
             let size = 1u32 << (rng.next() % 4);
-            let sp = if rng.next() % 3 == 0 { Sp::Constant } else { Sp::Global };
+            let sp = if rng.next().is_multiple_of(3) { Sp::Constant } else { Sp::Global };
             let lanes = match rng.next() % 3 {
                 0 => u32::MAX,
                 1 => rng.next() as u32,

@@ -64,14 +64,14 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
         // SAFETY: `windows` points at `CompiledKernel::mem_slots` entries (`WindowCache::entries_for`).
         let window = (slot != NO_SLOT).then(|| unsafe { &mut *cx.windows.add(slot as usize) });
         // (An atomic is decoded only when the instruction is not a plain access: this runs per call.)
-        let done = match Access::of(&i) {
+        let done = match Access::of(i) {
             Some(a) => try_access(w, &mut *cx.mem, window, &a),
-            None => Atomic::of(&i).is_some_and(|a| try_atomic(w, &mut *cx.mem, window, &a)),
+            None => Atomic::of(i).is_some_and(|a| try_atomic(w, &mut *cx.mem, window, &a)),
         };
         if done {
             return 0;
         }
-        let image = image_base(&i, w);
+        let image = image_base(i, w);
         if image.is_some() {
             let status = helper_interpret(state, ctx, pc);
             if let (0, Some((base, store))) = (status, image) {
@@ -81,7 +81,7 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
             }
             return status;
         }
-        UniformAccess::of(&i).map(|a| (a.address(&w.u), a))
+        UniformAccess::of(i).map(|a| (a.address(&w.u), a))
     };
     let status = helper_interpret(state, ctx, pc);
     if let (0, Some((addr, a))) = (status, uniform) {
@@ -141,7 +141,7 @@ extern "C" fn helper_interpret(state: *mut WaveState, ctx: *mut JitCtx, pc: u32)
     };
     match exec::step(
         &mut exec::Ctx { w, mem: &mut *cx.mem, env: &cx.env, pc, len, code_len: cx.code.len_bytes() },
-        &insn,
+        insn,
     ) {
         Ok(_) => {
             cx.interpreted += 1;
