@@ -602,9 +602,9 @@ impl CompiledKernel {
         self.entry_at(pc).is_some()
     }
 
-    /// Mutant 181's wrong entry: the nearest block start up to 16 words before `pc`.
-    fn entry_before(&self, pc: u32) -> Option<EntryFn> {
-        (1..=16u32).filter_map(|k| pc.checked_sub(4 * k)).find_map(|p| self.entry_at(p))
+    /// Mutant 181's wrong entry: the nearest block start up to 16 words before `pc`, and its function.
+    fn entry_before(&self, pc: u32) -> Option<(u32, EntryFn)> {
+        (1..=16u32).filter_map(|k| pc.checked_sub(4 * k)).find_map(|p| self.entry_at(p).map(|e| (p, e)))
     }
 
     /// The function that runs the compiled block starting at `pc`.
@@ -643,8 +643,11 @@ pub fn run(
         let ck = if interpret_next { None } else { tiers.iter().find_map(|ck| ck.entry_at(w.pc).map(|e| (ck, e))) };
         // Mutant 181: a wave the interpreter left inside a block enters compiled code at that block's start.
         let ck = ck.or_else(|| {
-            let mid_block = || tiers.iter().find_map(|ck| ck.entry_before(w.pc).map(|e| (ck, e)));
-            (!interpret_next && crate::mutants::active(181)).then(mid_block).flatten()
+            let (ck, (start, e)) = (!interpret_next && crate::mutants::active(181))
+                .then(|| tiers.iter().find_map(|ck| ck.entry_before(w.pc).map(|found| (ck, found))))
+                .flatten()?;
+            w.pc = start;
+            Some((ck, e))
         });
         let Some((ck, entry)) = ck else {
             interpret_next = false;
