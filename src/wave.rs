@@ -25,11 +25,19 @@ pub struct WaveLimits {
     pub budget: u64,
     /// Wall-clock limit (`None`: none; at most [`crate::launch::MAX_DEADLINE`]).
     pub deadline: Option<Duration>,
+    /// Test setting (the fuzzer's): with `Some(seed)`, a tiering run (`auto`, or `jit` recompiling hot blocks)
+    /// goes in chunks of 1 to [`INSTALL_CHUNK_MAX`] instructions drawn from the seed instead of the usual
+    /// growing ones, so that newly compiled code takes over after any instruction, in the middle of a block
+    /// as often as at its start. Results must not change. `None` in normal use.
+    pub install_seed: Option<u64>,
 }
+
+/// Longest chunk of a run with [`WaveLimits::install_seed`].
+pub const INSTALL_CHUNK_MAX: u64 = 16;
 
 impl Default for WaveLimits {
     fn default() -> Self {
-        WaveLimits { budget: DEFAULT_WAVE_BUDGET, deadline: Some(DEFAULT_WAVE_DEADLINE) }
+        WaveLimits { budget: DEFAULT_WAVE_BUDGET, deadline: Some(DEFAULT_WAVE_DEADLINE), install_seed: None }
     }
 }
 
@@ -90,16 +98,17 @@ pub fn run_wave_limited(
     let allocs = device.arena.allocations();
     let mut shared = vec![0u8; meta.shared_bytes as usize + crate::launch::SHARED_RED_ZONE];
     let mut private = vec![0u8; meta.private_bytes as usize * LANES];
-    let mut mem = WaveMemory {
-        arena: &device.arena,
-        allocs: &allocs,
-        shared: &mut shared[..meta.shared_bytes as usize],
-        private: &mut private,
-        private_bytes: meta.private_bytes as u64,
-    };
+    let mut mem = WaveMemory::new(
+        &device.arena,
+        &allocs,
+        &mut shared[..meta.shared_bytes as usize],
+        &mut private,
+        meta.private_bytes as u64,
+    );
     let env = WaveEnv { wave_id: 0, wave_count: 1, wg_size: [LANES as u32, 1, 1], grid: [1, 1, 1], wg_id: [0; 3] };
     let budget = limits.budget;
-    let trap = match run_chunks(kernel, engine, &mut w, &mut mem, &env, budget, deadline, tracer) {
+    let trap = match run_chunks(kernel, engine, &mut w, &mut mem, &env, (budget, deadline, limits.install_seed), tracer)
+    {
         Ok(Ended::End) => None,
         Ok(Ended::Budget) => {
             Some(Trap::new(TrapKind::BudgetExceeded, w.pc, format!("instruction budget of {budget} exhausted")))
@@ -139,8 +148,7 @@ fn run_chunks(
     w: &mut WaveState,
     mem: &mut dyn Memory,
     env: &WaveEnv,
-    budget: u64,
-    deadline: Option<Instant>,
+    (budget, deadline, install_seed): (u64, Option<Instant>, Option<u64>),
     mut tracer: Option<&mut dyn Tracer>,
 ) -> Result<Ended, Trap> {
     let tiering = match engine {
@@ -149,6 +157,7 @@ fn run_chunks(
         Engine::Interp => false,
     };
     let mut chunk = if tiering { AUTO_FIRST_CHUNK } else { DEADLINE_CHUNK };
+    let mut install_draws = install_seed.filter(|_| tiering).map(|s| s | 1);
     let start = w.retired;
     let mut windows = lanejit_jit::WindowCache::default();
     let mut ended = Ended::End;
@@ -169,7 +178,7 @@ fn run_chunks(
             w,
             mem,
             env,
-            left.min(chunk),
+            left.min(install_draws.as_mut().map_or(chunk, next_install_chunk)),
             tracer.as_deref_mut(),
             &mut windows,
         )?;
@@ -183,6 +192,14 @@ fn run_chunks(
         }
     })?;
     Ok(ended)
+}
+
+/// The next chunk length of a run with `WaveLimits::install_seed` (xorshift; `state` is never 0).
+fn next_install_chunk(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    1 + *state % INSTALL_CHUNK_MAX
 }
 
 /// A memory range of an initial state: address, length, read-only.

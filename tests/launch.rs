@@ -197,7 +197,7 @@ impl lanejit_jit::NextWave for Waves {
 
 /// The memory of a wave that has neither shared nor private memory.
 fn no_local_memory<'a>(d: &'a Device, table: &'a lanejit::arena::LaunchTable<'a>) -> lanejit::wavemem::WaveMemory<'a> {
-    lanejit::wavemem::WaveMemory { arena: &d.arena, allocs: table, shared: &mut [], private: &mut [], private_bytes: 0 }
+    lanejit::wavemem::WaveMemory::new(&d.arena, table, &mut [], &mut [], 0)
 }
 
 fn full_wave() -> lanejit_interp::WaveState {

@@ -67,7 +67,7 @@ fn a_launch_past_its_deadline_traps_with_deadline_exceeded_not_budget_exceeded()
 
 #[test]
 fn a_wave_with_a_huge_budget_ends_at_its_deadline() {
-    let limits = WaveLimits { budget: u64::MAX, deadline: Some(Duration::from_millis(100)) };
+    let limits = WaveLimits { budget: u64::MAX, deadline: Some(Duration::from_millis(100)), install_seed: None };
     for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
         let out = run_wave_limited(&kernel(LOOP), &StateJson::default(), engine, limits, None).unwrap();
         let trap = out.trap.expect("the deadline stops the loop");

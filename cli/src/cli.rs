@@ -549,6 +549,7 @@ fn run_wave(a: &WaveArgs, compile: &lanejit::CompileConfig) -> Result<()> {
     let limits = WaveLimits {
         budget: a.budget.or(state.budget).unwrap_or(wave::DEFAULT_WAVE_BUDGET),
         deadline: Some(a.deadline.unwrap_or(wave::DEFAULT_WAVE_DEADLINE)),
+        install_seed: None,
     };
     let mut tracer = PrintTracer { out: std::io::stderr() };
     let out = wave::run_wave_limited(&kernel, &state, a.engine, limits, a.trace.then_some(&mut tracer as _))

@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(state) = StateJson::parse(text) else { return };
     state.to_wave().expect("a parsed state builds a wave");
-    let limits = WaveLimits { budget: 100, deadline: Some(Duration::from_secs(1)) };
+    let limits = WaveLimits { budget: 100, deadline: Some(Duration::from_secs(1)), install_seed: None };
     let Ok(out) = run_wave_limited(kernel(), &state, Engine::Interp, limits, None) else { return };
     let mut dumped = out.to_json();
     dumped.trap = None;

@@ -76,13 +76,18 @@ fn run_with(
     mut tracer: Option<&mut (dyn Tracer + '_)>,
     mut on_pc: impl FnMut(u32),
 ) -> Result<Stop, Trap> {
+    // EXEC rarely changes between instructions: its population count is recomputed only when it does (a
+    // software popcount on hosts built without POPCNT costs as much as a simple instruction's work).
+    let (mut counted_exec, mut active) = (w.exec, w.exec.count_ones() as u64);
     for _ in 0..max_steps {
         let pc = w.pc;
         on_pc(pc);
         let (insn, len) = code.fetch(pc)?;
         let before = tracer.as_ref().map(|_| w.clone());
-        let active = w.exec.count_ones() as u64;
-        let flow = step(&mut Ctx { w, mem, env, pc, len, code_len: code.len_bytes() }, &insn)?;
+        if w.exec != counted_exec {
+            (counted_exec, active) = (w.exec, w.exec.count_ones() as u64);
+        }
+        let flow = step(&mut Ctx { w, mem, env, pc, len, code_len: code.len_bytes() }, insn)?;
         w.retired += 1;
         w.lane_ops += active;
         w.pc = match flow {
@@ -91,7 +96,7 @@ fn run_with(
             Flow::End => pc,
         };
         if let (Some(t), Some(b)) = (tracer.as_mut(), before.as_ref()) {
-            t.retired(pc, &insn, b, w);
+            t.retired(pc, insn, b, w);
         }
         match flow {
             Flow::End => return Ok(Stop::End),

@@ -76,8 +76,9 @@ pub fn exec(cx: &mut Ctx, i: &XlaneInsn) -> Result<Flow, Trap> {
         VoteAny { rd, rs1 } => set_u(cx, rd, (nonzero_mask(cx, rs1) != 0) as u32),
         VoteAll { rd, rs1 } => set_u(cx, rd, (nonzero_mask(cx, rs1) == cx.w.exec) as u32),
         VoteEq { rd, rs1 } => {
-            let active = active_values(cx, rs1);
-            set_u(cx, rd, active.windows(2).all(|p| p[0] == p[1]) as u32)
+            let mut active = active_values(cx, rs1);
+            let equal = active.next().is_none_or(|first| active.all(|x| x == first));
+            set_u(cx, rd, equal as u32)
         }
         XredAddU32 { rd, rs1 } => reduce(cx, rd, rs1, 0, u32::wrapping_add),
         XredMinI32 { rd, rs1 } => reduce(cx, rd, rs1, i32::MAX as u32, |a, b| (a as i32).min(b as i32) as u32),
@@ -147,13 +148,14 @@ fn nonzero_mask(cx: &Ctx, rs1: VReg) -> u32 {
     (0..LANES).filter(|&l| s[l] != 0).fold(0, |m, l| m | 1 << l) & cx.w.exec
 }
 
-fn active_values(cx: &Ctx, rs1: VReg) -> Vec<u32> {
-    let s = cx.w.vr(rs1);
-    (0..LANES).filter(|&l| lane_on(cx.w.exec, l)).map(|l| s[l]).collect()
+/// The values of s1 in the active lanes, ascending (an iterator: no allocation per instruction).
+fn active_values(cx: &Ctx, rs1: VReg) -> impl Iterator<Item = u32> {
+    let (s, exec) = (*cx.w.vr(rs1), cx.w.exec);
+    (0..LANES).filter(move |&l| lane_on(exec, l)).map(move |l| s[l])
 }
 
 /// Folds the active lanes of s1 from `identity` (the result for an empty EXEC).
 fn reduce(cx: &mut Ctx, rd: UReg, rs1: VReg, identity: u32, f: impl Fn(u32, u32) -> u32) -> Result<Flow, Trap> {
-    let r = active_values(cx, rs1).into_iter().fold(identity, f);
+    let r = active_values(cx, rs1).fold(identity, f);
     set_u(cx, rd, r)
 }

@@ -210,4 +210,5 @@ pub const CATALOGUE: &[(u32, &str, &str)] = &[
     (175, "lower/mem/uniform.rs:run_check", "a run of uniform accesses from one address pair is checked for its lowest access only"),
     (179, "lower/xlane.rs:xor_if_set", "shfl.xor.vu by 4 or 8 in optimised code rotates the vectors instead of swapping them"),
     (180, "lower/xlane.rs:xor_if_set", "shfl.xor.vu by 1 or 2 in optimised code takes the other one's permutation within each vector"),
+    (181, "runtime/mod.rs:run", "a wave the interpreter left inside a block (compiled code installed meanwhile, or an interpreted instruction) enters compiled code at that block's start"),
 ];

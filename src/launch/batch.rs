@@ -160,13 +160,8 @@ impl Worker<'_, '_> {
     fn run_batch(&mut self, b: &mut Batch, env: &mut WaveEnv) -> Result<bool, Trap> {
         let cx = self.cx;
         loop {
-            let mut mem = WaveMemory {
-                arena: &cx.device.arena,
-                allocs: &cx.allocs,
-                shared: &mut self.shared[..cx.shared_bytes as usize],
-                private: &mut [],
-                private_bytes: 0,
-            };
+            let mut mem =
+                WaveMemory::new(&cx.device.arena, &cx.allocs, &mut self.shared[..cx.shared_bytes as usize], &mut [], 0);
             let w = &mut self.waves[0];
             let (r0, l0) = (w.retired, w.lane_ops);
             b.allow();

@@ -226,32 +226,32 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         let lines = |pc: u32| cx.kernel.source_line(pc);
         let site = Site { workgroup: wg_id, wave: wi as u32, lines: &lines };
         if self.checks.waits {
-            self.waits[wi].before(pc, &insn, exec, &site, &mut self.findings);
+            self.waits[wi].before(pc, insn, exec, &site, &mut self.findings);
         }
         if self.checks.uninit_on() {
-            self.defined[wi].before(pc, &insn, exec, &site, &mut self.findings);
+            self.defined[wi].before(pc, insn, exec, &site, &mut self.findings);
         }
         self.log.clear();
         let pstride = cx.private_bytes as usize * LANES;
         let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
         let moved = if self.checks.uninit_on() {
-            crate::check::moved_lanes(&insn, w, &mut self.traced, &env, (pc, len, code.len_bytes()))
+            crate::check::moved_lanes(insn, w, &mut self.traced, &env, (pc, len, code.len_bytes()))
         } else {
             None
         };
         let mut mem = Recording {
-            inner: WaveMemory {
-                arena: &cx.device.arena,
-                allocs: &cx.allocs,
-                shared: &mut self.shared,
-                private: &mut self.private[wi * pstride..(wi + 1) * pstride],
-                private_bytes: cx.private_bytes as u64,
-            },
+            inner: WaveMemory::new(
+                &cx.device.arena,
+                &cx.allocs,
+                &mut self.shared,
+                &mut self.private[wi * pstride..(wi + 1) * pstride],
+                cx.private_bytes as u64,
+            ),
             log: &mut self.log,
             local: self.checks.races || self.checks.uninit_on(),
             device: self.checks.buffers,
         };
-        let flow = step(&mut Ctx { w, mem: &mut mem, env: &env, pc, len, code_len: code.len_bytes() }, &insn)?;
+        let flow = step(&mut Ctx { w, mem: &mut mem, env: &env, pc, len, code_len: code.len_bytes() }, insn)?;
         w.retired += 1;
         w.lane_ops += exec.count_ones() as u64;
         w.pc = match flow {
@@ -262,7 +262,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         self.retired += 1;
         self.lane_ops += exec.count_ones() as u64;
         if self.checks.waits {
-            self.waits[wi].after(pc, &insn, exec);
+            self.waits[wi].after(pc, insn, exec);
         }
         if self.checks.races && !self.log.is_empty() {
             self.shadow.record(wi as u32, pc, lines(pc), &self.log, wg_id, &mut self.findings);
@@ -270,7 +270,7 @@ impl<'c, 'a> CheckedRun<'c, 'a> {
         if self.checks.uninit_on() {
             self.memory_defined.wave = wi;
             let site = Site { workgroup: wg_id, wave: wi as u32, lines: &lines };
-            let now = (pc, &insn, exec, moved);
+            let now = (pc, insn, exec, moved);
             self.defined[wi].after(now, &self.log, &mut self.memory_defined, (&site, &mut self.findings));
         }
         Ok(flow)

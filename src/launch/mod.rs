@@ -527,13 +527,13 @@ impl<'c, 'a> Worker<'c, 'a> {
             };
             loop {
                 let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
-                let mut mem = WaveMemory {
-                    arena: &cx.device.arena,
-                    allocs: &cx.allocs,
-                    shared: &mut self.shared[..cx.shared_bytes as usize],
-                    private: &mut self.private[wi * pstride..(wi + 1) * pstride],
-                    private_bytes: cx.private_bytes as u64,
-                };
+                let mut mem = WaveMemory::new(
+                    &cx.device.arena,
+                    &cx.allocs,
+                    &mut self.shared[..cx.shared_bytes as usize],
+                    &mut self.private[wi * pstride..(wi + 1) * pstride],
+                    cx.private_bytes as u64,
+                );
                 let w = &mut self.waves[slot];
                 let (r0, l0) = (w.retired, w.lane_ops);
                 let res = self.runner.run(

@@ -165,13 +165,13 @@ impl<'c, 'a> Sim<'c, 'a> {
             (wg, t)
         };
         let pstride = cx.private_bytes as usize * LANES;
-        let mut mem = WaveMemory {
-            arena: &cx.device.arena,
-            allocs: &cx.allocs,
-            shared: &mut slot.shared[..],
-            private: &mut slot.private[r.wave * pstride..(r.wave + 1) * pstride],
-            private_bytes: cx.private_bytes as u64,
-        };
+        let mut mem = WaveMemory::new(
+            &cx.device.arena,
+            &cx.allocs,
+            &mut slot.shared[..],
+            &mut slot.private[r.wave * pstride..(r.wave + 1) * pstride],
+            cx.private_bytes as u64,
+        );
         let w = &mut slot.waves[r.wave];
         let (r0, l0) = (w.retired, w.lane_ops);
         let mut env = WaveEnv { wave_id: r.wave as u32, wg_id, ..cx.env };

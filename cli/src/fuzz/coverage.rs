@@ -143,7 +143,7 @@ impl CovTracer<'_> {
                 | TrapKind::Breakpoint
         );
         if let (true, Ok((insn, _))) = (ran, self.code.fetch(t.pc)) {
-            self.cov.add(&insn, out.state.exec);
+            self.cov.add(insn, out.state.exec);
             self.cov.traps[insn.id().0 as usize] += 1;
         }
     }

@@ -69,9 +69,23 @@ pub fn run_case(
     budget: u64,
     tracer: Option<&mut dyn Tracer>,
 ) -> Result<GroupOutcome, String> {
+    run_case_installing(kernel, init, engine, budget, None, tracer)
+}
+
+/// `run_case`, a single wave with compiled code taking over at the moments `install_seed` draws
+/// (`WaveLimits::install_seed`; a workgroup of several waves runs as `run_case` runs it).
+pub fn run_case_installing(
+    kernel: &Kernel,
+    init: &StateJson,
+    engine: Engine,
+    budget: u64,
+    install_seed: Option<u64>,
+    tracer: Option<&mut dyn Tracer>,
+) -> Result<GroupOutcome, String> {
     let n = waves_of(kernel) as usize;
     if n == 1 {
-        let w = lanejit::wave::run_wave(kernel, init, engine, budget, tracer)?;
+        let limits = lanejit::wave::WaveLimits { budget, install_seed, ..Default::default() };
+        let w = lanejit::wave::run_wave_limited(kernel, init, engine, limits, tracer)?;
         return Ok(GroupOutcome { waves: vec![w], shared: Vec::new() });
     }
     engine_available(engine)?;
@@ -84,8 +98,7 @@ pub fn run_case(
     let allocs = device.arena.allocations();
     let meta = &kernel.program.meta;
     if !kernel.may_wait_at_barrier() && meta.private_bytes == 0 {
-        let mut mem =
-            WaveMemory { arena: &device.arena, allocs: &allocs, shared: &mut [], private: &mut [], private_bytes: 0 };
+        let mut mem = WaveMemory::new(&device.arena, &allocs, &mut [], &mut [], 0);
         let mut shared = vec![0u8; meta.shared_bytes as usize + lanejit::launch::SHARED_RED_ZONE];
         mem.shared = &mut shared[..meta.shared_bytes as usize];
         let trap = if super::launch_like::is_launch_like(kernel) {
@@ -112,13 +125,13 @@ pub fn run_case(
             grid: [1, 1, 1],
             wg_id: [0; 3],
         };
-        let mut mem = WaveMemory {
-            arena: &device.arena,
-            allocs: &allocs,
-            shared: &mut shared[..meta.shared_bytes as usize],
-            private: &mut private[wi * pstride..(wi + 1) * pstride],
-            private_bytes: meta.private_bytes as u64,
-        };
+        let mut mem = WaveMemory::new(
+            &device.arena,
+            &allocs,
+            &mut shared[..meta.shared_bytes as usize],
+            &mut private[wi * pstride..(wi + 1) * pstride],
+            meta.private_bytes as u64,
+        );
         let w = &mut waves[wi];
         let left = budget.saturating_sub(w.retired);
         match run_chunk(kernel, engine, w, &mut mem, &env, left, tracer.as_deref_mut(), &mut windows)? {

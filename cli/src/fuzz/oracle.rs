@@ -4,7 +4,7 @@
 //! (`group`) compares all of that for every wave, and the workgroup's shared memory.
 
 use super::coverage::{CovTracer, Coverage};
-use super::group::{run_case, GroupOutcome};
+use super::group::{run_case_installing, GroupOutcome};
 use lanejit::state_json::StateJson;
 use lanejit::wave::WaveOutcome;
 use lanejit::{Engine, Kernel};
@@ -17,13 +17,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// that reaches it has found a loop that should have ended (reported as BudgetExceeded, compared like any trap).
 pub const FUZZ_BUDGET: u64 = 20_000;
 
-/// How `auto` is run: `Cold` interprets (the kernel has not retired enough to be compiled), `Hot` has the
-/// kernel's retired count preset past the threshold so that `auto` takes its compiled path.
+/// How `auto` is run: `Cold` starts in the interpreter and compiles blocks as they start twice, taking the
+/// compiled code at moments drawn from a fixed seed (after any instruction: `WaveLimits::install_seed`); `Hot`
+/// compiles every block before the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AutoMode {
-    /// `auto` interprets.
+    /// `auto` starts interpreting and switches to compiled blocks mid-run.
     Cold,
-    /// `auto` runs compiled code.
+    /// `auto` runs compiled code from the start.
     Hot,
 }
 
@@ -53,15 +54,19 @@ impl Divergence {
     }
 }
 
+/// The seed of the moments cold `auto` installs compiled code at (`WaveLimits::install_seed`).
+const INSTALL_SEED: u64 = 0x5eed_1257_a11e_d000;
+
 /// Runs one engine, turning a panic into an error so that a crashing engine is a finding, not a crash.
 fn run_one(
     kernel: &Kernel,
     init: &StateJson,
     e: Engine,
+    install_seed: Option<u64>,
     tracer: Option<&mut dyn Tracer>,
 ) -> Result<GroupOutcome, String> {
     let budget = init.budget.unwrap_or(FUZZ_BUDGET);
-    match catch_unwind(AssertUnwindSafe(|| run_case(kernel, init, e, budget, tracer))) {
+    match catch_unwind(AssertUnwindSafe(|| run_case_installing(kernel, init, e, budget, install_seed, tracer))) {
         Ok(r) => r,
         Err(p) => Err(format!(
             "panicked: {}",
@@ -97,13 +102,13 @@ pub fn check_kernel(
     let reference = match cov {
         Some(c) => {
             let mut t = CovTracer { cov: c, code: &kernel.code };
-            let out = run_one(kernel, init, Engine::Interp, Some(&mut t));
+            let out = run_one(kernel, init, Engine::Interp, None, Some(&mut t));
             if let Ok(o) = &out {
                 t.attempted(&o.waves[o.trap().map_or(0, |(w, _)| w)]);
             }
             out
         }
-        None => run_one(kernel, init, Engine::Interp, None),
+        None => run_one(kernel, init, Engine::Interp, None, None),
     };
     // The interpreter failing to run at all is a harness error (a bad state), not an engine difference.
     let reference = reference?;
@@ -119,7 +124,10 @@ pub fn check_kernel(
             // run repeatedly switch to compiled code mid-run while the others stay interpreted.
             _ => kernel.auto_tiering.reset(if auto == AutoMode::Hot { 0 } else { 2 }),
         }
-        match run_one(kernel, init, e, None) {
+        // Cold `auto` installs compiled blocks after instructions the fixed seed draws (any instruction, mid-block
+        // too); the seed stays the same while a finding shrinks, so the moments stay comparable.
+        let install = (e == Engine::Auto && auto == AutoMode::Cold).then_some(INSTALL_SEED);
+        match run_one(kernel, init, e, install, None) {
             Ok(out) => {
                 let mut diffs = compare_group(&reference, &out);
                 diffs.retain(|d| {

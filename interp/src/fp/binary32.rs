@@ -57,7 +57,7 @@ pub fn f32_fma(a: u32, b: u32, c: u32, m: FpMode) -> u32 {
         Round::Rne => {
             let fl = m.flush32;
             let z = f32::from_bits(S::daz(c as u64, fl) as u32);
-            host2(a, b, m, |x, y| x.mul_add(y, z))
+            host2(a, b, m, |x, y| super::fused::fused_f32(x, y, z))
         }
         _ => soft::fma::<S>(a as u64, b as u64, c as u64, m) as u32,
     }

@@ -51,7 +51,7 @@ pub fn f64_div(a: u64, b: u64, m: FpMode) -> u64 {
 #[inline]
 pub fn f64_fma(a: u64, b: u64, c: u64, m: FpMode) -> u64 {
     match m.round {
-        Round::Rne => host2(a, b, |x, y| x.mul_add(y, f64::from_bits(c))),
+        Round::Rne => host2(a, b, |x, y| super::fused::fused_f64(x, y, f64::from_bits(c))),
         _ => soft::fma::<D>(a, b, c, m),
     }
 }

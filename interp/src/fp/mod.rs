@@ -20,6 +20,7 @@ mod binary16;
 mod binary32;
 mod binary64;
 mod convert;
+mod fused;
 mod soft;
 mod turns;
 mod unary;

@@ -6,9 +6,13 @@ use super::{fault_kind, late_fault, pieces};
 use crate::ctx::{Ctx, Flow};
 use crate::fp::{self, FpMode};
 use crate::memory::MemFault;
-use crate::state::{lane_on, Lanes, WaveState};
+use crate::state::{lane_on, WaveState};
 use crate::trap::{Trap, TrapKind};
 use lanejit_isa::{MemAccess, Sp, UReg, VReg, LANES, VREGS};
+
+/// Most registers one access reads or writes: the YAML's widest access size is 256 bits (the build script
+/// refuses wider ones), 32 bits per register.
+const MAX_ACCESS_REGS: usize = 256 / 32;
 
 /// How an instruction forms its per-lane address.
 #[derive(Clone, Copy)]
@@ -135,10 +139,17 @@ fn prepare(cx: &Ctx, m: &Vm, w: MemAccess, regs: usize, write: bool) -> Result<[
     if write && m.sp == Sp::Constant && exec != 0 {
         return Err(lane_trap(cx, TrapKind::MemoryFault, "write to constant memory".into(), exec, &addrs));
     }
-    let misaligned = mask_of(lanes_of(exec).filter(|&l| !addrs[l].is_multiple_of(w.align as u64)));
+    let misaligned = mask_of(lanes_of(exec).filter(|&l| offset_in(addrs[l], w.align as u64) != 0));
     if misaligned != 0 {
         let detail = format!("{}-byte {} access not {}-byte aligned", w.bytes, m.sp.name(), w.align);
         return Err(lane_trap(cx, TrapKind::Misaligned, detail, misaligned, &addrs));
+    }
+    // A dense access inside one buffer, the usual case, asks the port once for the whole span; any other
+    // access asks it for every piece of every active lane, which reports each fault exactly.
+    if all_pieces_aligned(exec, &addrs, w.bytes)
+        && active_span(exec, &addrs, w.bytes).is_some_and(|(lo, len)| cx.mem.check_span(m.sp, lo, len, write))
+    {
+        return Ok(addrs);
     }
     let mut faults: [Option<MemFault>; LANES] = [None; LANES];
     for l in lanes_of(exec) {
@@ -157,6 +168,44 @@ fn prepare(cx: &Ctx, m: &Vm, w: MemAccess, regs: usize, write: bool) -> Result<[
     Ok(addrs)
 }
 
+/// The bytes `[lo, lo + len)` from the lowest active lane's address to the end of the highest one's access;
+/// `None` without active lanes or when an access wraps around the address space. (Written over all lanes with
+/// selects rather than a filtered iterator: this runs for every vector access.)
+fn active_span(exec: u32, addrs: &[u64; LANES], bytes: u32) -> Option<(u64, u64)> {
+    if exec == 0 {
+        return None;
+    }
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    for (l, &a) in addrs.iter().enumerate() {
+        let on = lane_on(exec, l);
+        lo = if on { lo.min(a) } else { lo };
+        hi = if on { hi.max(a) } else { hi };
+    }
+    let end = hi.checked_add(bytes as u64)?;
+    Some((lo, end - lo))
+}
+
+/// Is every piece (`pieces`) of every active lane's access naturally aligned? The pieces of an access all
+/// have the first one's size and lie at multiples of it, so each lane's address must be a multiple of it.
+fn all_pieces_aligned(exec: u32, addrs: &[u64; LANES], bytes: u32) -> bool {
+    let size = pieces(bytes).next().map_or(1, |(_, size)| size as u64);
+    let mut stray = 0;
+    for (l, &a) in addrs.iter().enumerate() {
+        stray |= if lane_on(exec, l) { offset_in(a, size) } else { 0 };
+    }
+    stray == 0
+}
+
+/// `a % align`, by a mask when `align` is a power of two as every access size and alignment is (a 64-bit
+/// division per lane was the largest cost of a vector access).
+fn offset_in(a: u64, align: u64) -> u64 {
+    if align.is_power_of_two() {
+        a & (align - 1)
+    } else {
+        a % align
+    }
+}
+
 /// Sub-dword loads: zero- or sign-extend to 32 bits (the port returns the bytes zero-extended).
 fn extend(x: u32, w: MemAccess) -> u32 {
     if w.bytes >= 4 || !w.signed {
@@ -169,16 +218,22 @@ fn extend(x: u32, w: MemAccess) -> u32 {
 /// v[rd+k] = dword k of the lane's access, in the active lanes; registers are written after every lane loaded.
 pub(super) fn load(cx: &mut Ctx, m: Vm, w: MemAccess) -> Result<Flow, Trap> {
     let addrs = prepare(cx, &m, w, w.regs(), false)?;
-    let mut out = vec![[0u32; LANES]; w.regs()];
-    for l in lanes_of(cx.w.exec) {
-        let mut v = 0u128;
-        for (o, size) in pieces(w.bytes) {
-            let a = addrs[l].wrapping_add(o);
-            let x = cx.mem.load(m.sp, l, a, size).map_err(|f| late_fault(cx, f, 1 << l, a))?;
-            v |= (x as u128) << (8 * o);
+    let exec = cx.w.exec;
+    // Each lane's bytes, assembled piece by piece (a load has no effect, so the order of pieces is free).
+    let mut bytes = [0u128; LANES];
+    for (o, size) in pieces(w.bytes) {
+        let at: [u64; LANES] = std::array::from_fn(|l| addrs[l].wrapping_add(o));
+        let mut piece = [0u64; LANES];
+        cx.mem.load_lanes(m.sp, exec, &at, size, &mut piece).map_err(|(l, f)| late_fault(cx, f, 1 << l, at[l]))?;
+        for (b, x) in bytes.iter_mut().zip(piece) {
+            *b |= (x as u128) << (8 * o);
         }
+    }
+    let mut out_regs = [[0u32; LANES]; MAX_ACCESS_REGS];
+    let out = &mut out_regs[..w.regs()];
+    for l in lanes_of(exec) {
         for (k, reg) in out.iter_mut().enumerate() {
-            reg[l] = (v >> (32 * k)) as u32;
+            reg[l] = (bytes[l] >> (32 * k)) as u32;
         }
         out[0][l] = extend(out[0][l], w);
     }
@@ -188,15 +243,27 @@ pub(super) fn load(cx: &mut Ctx, m: Vm, w: MemAccess) -> Result<Flow, Trap> {
     Ok(Flow::Next)
 }
 
-/// Stores the low bytes of v[rd], v[rd+1], … lane by lane, ascending.
+/// Stores the low bytes of v[rd], v[rd+1], … lane by lane, ascending, each lane's pieces in order (so where
+/// lanes overlap the highest lane's bytes stay). An access of one piece stores every lane in one call.
 pub(super) fn store(cx: &mut Ctx, m: Vm, w: MemAccess) -> Result<Flow, Trap> {
     let addrs = prepare(cx, &m, w, w.regs(), true)?;
-    let data: Vec<Lanes> = (0..w.regs()).map(|k| *cx.w.vn(m.rd.idx() + k)).collect();
-    for l in lanes_of(cx.w.exec) {
-        let v = data.iter().rev().fold(0u128, |v, reg| v << 32 | reg[l] as u128);
+    let exec = cx.w.exec;
+    let data: [u128; LANES] =
+        std::array::from_fn(|l| (0..w.regs()).rev().fold(0u128, |v, k| v << 32 | cx.w.vn(m.rd.idx() + k)[l] as u128));
+    let one_piece = pieces(w.bytes).count() == 1;
+    let mut groups = [0u32; LANES];
+    let groups: &[u32] = if one_piece {
+        groups[0] = exec;
+        &groups[..1]
+    } else {
+        let n = lanes_of(exec).zip(groups.iter_mut()).map(|(l, g)| *g = 1 << l).count();
+        &groups[..n]
+    };
+    for &lanes in groups {
         for (o, size) in pieces(w.bytes) {
-            let a = addrs[l].wrapping_add(o);
-            cx.mem.store(m.sp, l, a, size, (v >> (8 * o)) as u64).map_err(|f| late_fault(cx, f, 1 << l, a))?;
+            let at: [u64; LANES] = std::array::from_fn(|l| addrs[l].wrapping_add(o));
+            let values: [u64; LANES] = std::array::from_fn(|l| (data[l] >> (8 * o)) as u64);
+            cx.mem.store_lanes(m.sp, lanes, &at, size, &values).map_err(|(l, f)| late_fault(cx, f, 1 << l, at[l]))?;
         }
     }
     Ok(Flow::Next)

@@ -64,14 +64,14 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
         // SAFETY: `windows` points at `CompiledKernel::mem_slots` entries (`WindowCache::entries_for`).
         let window = (slot != NO_SLOT).then(|| unsafe { &mut *cx.windows.add(slot as usize) });
         // (An atomic is decoded only when the instruction is not a plain access: this runs per call.)
-        let done = match Access::of(&i) {
+        let done = match Access::of(i) {
             Some(a) => try_access(w, &mut *cx.mem, window, &a),
-            None => Atomic::of(&i).is_some_and(|a| try_atomic(w, &mut *cx.mem, window, &a)),
+            None => Atomic::of(i).is_some_and(|a| try_atomic(w, &mut *cx.mem, window, &a)),
         };
         if done {
             return 0;
         }
-        let image = image_base(&i, w);
+        let image = image_base(i, w);
         if image.is_some() {
             let status = helper_interpret(state, ctx, pc);
             if let (0, Some((base, store))) = (status, image) {
@@ -81,7 +81,7 @@ extern "C" fn helper_mem(state: *mut WaveState, ctx: *mut JitCtx, pc: u32) -> u3
             }
             return status;
         }
-        UniformAccess::of(&i).map(|a| (a.address(&w.u), a))
+        UniformAccess::of(i).map(|a| (a.address(&w.u), a))
     };
     let status = helper_interpret(state, ctx, pc);
     if let (0, Some((addr, a))) = (status, uniform) {
@@ -141,7 +141,7 @@ extern "C" fn helper_interpret(state: *mut WaveState, ctx: *mut JitCtx, pc: u32)
     };
     match exec::step(
         &mut exec::Ctx { w, mem: &mut *cx.mem, env: &cx.env, pc, len, code_len: cx.code.len_bytes() },
-        &insn,
+        insn,
     ) {
         Ok(_) => {
             cx.interpreted += 1;
@@ -602,6 +602,11 @@ impl CompiledKernel {
         self.entry_at(pc).is_some()
     }
 
+    /// Mutant 181's wrong entry: the nearest block start up to 16 words before `pc`, and its function.
+    fn entry_before(&self, pc: u32) -> Option<(u32, EntryFn)> {
+        (1..=16u32).filter_map(|k| pc.checked_sub(4 * k)).find_map(|p| self.entry_at(p).map(|e| (p, e)))
+    }
+
     /// The function that runs the compiled block starting at `pc`.
     fn entry_at(&self, pc: u32) -> Option<EntryFn> {
         if !pc.is_multiple_of(4) {
@@ -636,6 +641,14 @@ pub fn run(
     let mut interpret_next = false;
     while left > 0 {
         let ck = if interpret_next { None } else { tiers.iter().find_map(|ck| ck.entry_at(w.pc).map(|e| (ck, e))) };
+        // Mutant 181: a wave the interpreter left inside a block enters compiled code at that block's start.
+        let ck = ck.or_else(|| {
+            let (ck, (start, e)) = (!interpret_next && crate::mutants::active(181))
+                .then(|| tiers.iter().find_map(|ck| ck.entry_before(w.pc).map(|found| (ck, found))))
+                .flatten()?;
+            w.pc = start;
+            Some((ck, e))
+        });
         let Some((ck, entry)) = ck else {
             interpret_next = false;
             if let Some(h) = hits.as_deref_mut().and_then(|h| h.get_mut((w.pc / 4) as usize)) {
