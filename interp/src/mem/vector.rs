@@ -250,16 +250,12 @@ pub(super) fn store(cx: &mut Ctx, m: Vm, w: MemAccess) -> Result<Flow, Trap> {
     let exec = cx.w.exec;
     let data: [u128; LANES] =
         std::array::from_fn(|l| (0..w.regs()).rev().fold(0u128, |v, k| v << 32 | cx.w.vn(m.rd.idx() + k)[l] as u128));
+    // One piece: every lane in one call; several: lane after lane, each lane's pieces before the next lane's.
     let one_piece = pieces(w.bytes).count() == 1;
-    let mut groups = [0u32; LANES];
-    let groups: &[u32] = if one_piece {
-        groups[0] = exec;
-        &groups[..1]
-    } else {
-        let n = lanes_of(exec).zip(groups.iter_mut()).map(|(l, g)| *g = 1 << l).count();
-        &groups[..n]
-    };
-    for &lanes in groups {
+    let mut left = exec;
+    while left != 0 {
+        let lanes = if one_piece { left } else { left & left.wrapping_neg() };
+        left &= !lanes;
         for (o, size) in pieces(w.bytes) {
             let at: [u64; LANES] = std::array::from_fn(|l| addrs[l].wrapping_add(o));
             let values: [u64; LANES] = std::array::from_fn(|l| (data[l] >> (8 * o)) as u64);
