@@ -257,7 +257,8 @@ struct Run {
 }
 
 /// Explores the launch of `kernel` with `cfg` (its schedule is ignored: the fixed run is the reference) on
-/// `device` as `ex` says. Memory is restored before each schedule; at the end it holds the fixed run's results.
+/// `device` as `ex` says. The reference runs the fixed order on one thread (workgroups in index order): with
+/// several workers the fixed order of a racy kernel is itself a race, and the reference must not be. Memory is restored before each schedule; at the end it holds the fixed run's results.
 /// A configuration or compile error is returned as the launch would return it.
 pub fn explore(
     device: &Device,
@@ -266,7 +267,8 @@ pub fn explore(
     ex: &ExploreConfig,
 ) -> Result<ExploreReport, LaunchError> {
     let before = memory(device)?;
-    let fixed = run_once(device, kernel, &LaunchConfig { schedule: Schedule::Fixed, ..cfg.clone() }, &before)?;
+    let reference = LaunchConfig { schedule: Schedule::Fixed, threads: Some(1), ..cfg.clone() };
+    let fixed = run_once(device, kernel, &reference, &before)?;
     let hang = ex.hang_budget.unwrap_or(fixed.retired.saturating_mul(HANG_FACTOR).max(MIN_HANG_BUDGET));
     let cfg = LaunchConfig { budget: cfg.budget.min(hang), ..cfg.clone() };
     let started = Instant::now();
