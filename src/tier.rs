@@ -17,8 +17,16 @@ use std::sync::atomic::{
 };
 use std::sync::{Arc, Mutex};
 
-/// Times a block must start before `auto` compiles it.
-pub const AUTO_HOT_BLOCK: u32 = 64;
+/// Times a block must start before `auto` compiles it: about where compiling starts to pay, so that a kernel
+/// whose blocks run few times (straight-line code launched once) is never slowed by a compilation that cannot
+/// repay it, while a loop's blocks are compiled after a small share of its work ("ski rental": interpret until
+/// the interpreting has cost what compiling would, then compile, which is never worse than twice the best
+/// choice made in hindsight). Both costs grow with a block's length, so the break-even is a count of starts:
+/// the optimising tier costs 0.25 ms (ALU) to 1.25 ms (memory) of CPU per instruction, the interpreter 50–140
+/// ns per instruction of a wave, measured on the generated 1k kernels (`lanejit bench --first-launch --size
+/// small` with `LANEJIT_AUTO_HOT=1`: a break-even of 3,000–9,000 starts). At 64 starts, a 20k-instruction
+/// kernel's first launch ran 1.24x the interpreter's time beside its own pointless compilation.
+pub const AUTO_HOT_BLOCK: u32 = 4096;
 /// Times a block of `--engine jit`'s quick code must start before it is recompiled with the optimising tier.
 pub const JIT_HOT_BLOCK: u32 = 64;
 

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args, Clone)]
 pub struct BenchArgs {
     /// Time first launches instead: generated large kernels (alu, xlane, mem, loop, barrier; 1k and 5k
-    /// instructions, 20k at the default size, 100k with `--size large`) and every bundled example, a fresh kernel
-    /// per engine (`--engines`, default interp,jit,auto), `--repeat` launches each (default 5): first launch,
+    /// instructions, 20k at the default size, 100k with `--size large`) and every bundled example (at the default
+    /// size with `--size large`, unless `--engines` leaves the interpreter out), a fresh kernel per engine (`--engines`, default interp,jit,auto), `--repeat` launches each (default 5): first launch,
     /// best, the launch at steady state, compile time on and off the critical path. Exit 1 if the engines
     /// disagree.
     #[arg(long, conflicts_with_all = ["kernel", "profile", "scaling_all", "skip_large"])]

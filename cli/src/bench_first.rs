@@ -412,7 +412,7 @@ pub fn measure_all(a: &FirstLaunchArgs, compile: &CompileConfig, mut each: impl 
         bail!("--first-launch: --repeat {repeat}: 1..={MAX_REPEAT} launches per engine");
     }
     let chosen = engines(&a.engines)?;
-    let works = works(&a.size, a.filter.as_deref())?;
+    let works = works(&a.size, chosen.contains(&"interp"), a.filter.as_deref())?;
     if works.is_empty() {
         bail!("--filter {}: no kernel's name contains it", a.filter.as_deref().unwrap_or(""));
     }

@@ -7,20 +7,21 @@ use crate::examples::{self, Example, Size};
 use anyhow::{anyhow, bail, Result};
 use lanejit::{CompileConfig, Device, Kernel, LaunchConfig};
 
-/// Instruction counts of the generated kernels at a size, and the size the bundled examples run at.
-fn sizes(size: &str) -> Result<(Vec<usize>, Size)> {
+/// Instruction counts of the generated kernels at a size, and the size the bundled examples run at (with the
+/// interpreter among the engines or not).
+fn sizes(size: &str, with_interp: bool) -> Result<(Vec<usize>, Size)> {
     match size {
         "small" => Ok((vec![1000, 5000], Size::Small)),
         "default" => Ok((vec![1000, 5000, 20_000], Size::Default)),
-        // The examples' large size is minutes for the interpreter (matmul 1024³): they stay at default.
-        "large" => Ok((vec![1000, 5000, 20_000, 100_000], Size::Default)),
+        // The examples' large size is minutes for the interpreter (matmul 1024³): with it they stay at default.
+        "large" => Ok((vec![1000, 5000, 20_000, 100_000], if with_interp { Size::Default } else { Size::Large })),
         s => bail!("unknown size `{s}` (small, default, large)"),
     }
 }
 
 /// The kernels of a size, generated ones first, those whose name contains `filter`.
-pub(super) fn works(size: &str, filter: Option<&str>) -> Result<Vec<Work>> {
-    let (counts, example_size) = sizes(size)?;
+pub(super) fn works(size: &str, with_interp: bool, filter: Option<&str>) -> Result<Vec<Work>> {
+    let (counts, example_size) = sizes(size, with_interp)?;
     let mut all: Vec<Work> = generate::kernels(&counts, SEED).into_iter().map(Work::Generated).collect();
     all.extend(examples::all().into_iter().map(|ex| Work::Example(ex, example_size)));
     all.retain(|w| filter.is_none_or(|f| w.name().contains(f)));
