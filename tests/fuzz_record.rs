@@ -47,7 +47,7 @@ fn a_planted_divergence_is_recorded_and_replays_until_fixed_and_bad_records_are_
 }
 
 fn replays_until_fixed(path: &Path) {
-    let json = std::fs::read_to_string(&path).unwrap();
+    let json = std::fs::read_to_string(path).unwrap();
     let record = FuzzRecord::parse(&json).unwrap();
     assert_eq!((record.version, record.kind.as_str(), record.mutant), (RECORD_VERSION, "fuzz_case", Some(1)));
     assert_eq!(FuzzRecord::parse(&record.to_json()).unwrap(), record, "the record round-trips");
@@ -70,7 +70,7 @@ fn replays_until_fixed(path: &Path) {
 }
 
 fn bad_fuzz_records_are_bad_input(path: &Path) {
-    let good = std::fs::read_to_string(&path).unwrap();
+    let good = std::fs::read_to_string(path).unwrap();
     let current = format!("\"version\": {RECORD_VERSION}");
     let newer = format!("\"version\": {}", RECORD_VERSION + 1);
     let cases: [(&str, String, &str); 6] = [
