@@ -2,6 +2,10 @@
 //! bytes before the launch, the schedule, how it ended and a hash of its outputs) that `replay` reproduces on a
 //! fresh device with any engine. The format is JSON (bytes as lowercase hex), its first fields a magic
 //! string and a format version (docs/schedules.md, "Record files"); a newer version is refused by name.
+//!
+//! Format 2 adds `kind`: `launch` (this module's [`Record`]; a version-1 file, which has no `kind`, is one) or
+//! `fuzz_case` (a divergence `lanejit fuzz` found: one wave state rather than a launch, written and replayed by
+//! the tools' fuzzer, `lanejit_cli::fuzz::record`). [`header`] reads what every kind shares.
 
 use crate::explore::Outcome;
 use crate::memimage::MemoryImage;
@@ -10,8 +14,16 @@ use serde::{Deserialize, Serialize};
 
 /// The first field of every record file.
 pub const RECORD_MAGIC: &str = "lanejit-record";
-/// The format version this lanejit writes and the newest it reads.
-pub const RECORD_VERSION: u32 = 1;
+/// The format version this lanejit writes and the newest it reads (1: launches only; 2: `kind` added).
+pub const RECORD_VERSION: u32 = 2;
+/// The `kind` of a recorded launch (and of every version-1 file).
+pub const KIND_LAUNCH: &str = "launch";
+/// The `kind` of a fuzz divergence (`lanejit fuzz` writes it beside each reproducer).
+pub const KIND_FUZZ_CASE: &str = "fuzz_case";
+
+fn kind_launch() -> String {
+    KIND_LAUNCH.into()
+}
 
 /// One allocation as it was before the launch.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -32,6 +44,9 @@ pub struct Record {
     pub magic: String,
     /// The format version (`RECORD_VERSION` when written here).
     pub version: u32,
+    /// `KIND_LAUNCH` (absent from version-1 files).
+    #[serde(default = "kind_launch")]
+    pub kind: String,
     /// The lanejit version that wrote it.
     pub lanejit_version: String,
     /// The kernel as lanejit's container (`LJK1`), hex: code and metadata.
@@ -79,6 +94,48 @@ pub enum RecordError {
     /// The launch could not be set up again (its kernel, memory or configuration).
     #[error("cannot set up the recorded launch: {0}")]
     Setup(String),
+    /// A kind of record this reader does not replay (a `fuzz_case` given to [`Record::parse`], say).
+    #[error("{0}")]
+    Kind(String),
+}
+
+/// What every record file starts with, whatever its kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordHeader {
+    /// Its format version (at most `RECORD_VERSION`).
+    pub version: u32,
+    /// Its `kind` (`KIND_LAUNCH` when absent).
+    pub kind: String,
+}
+
+/// Reads a record file's magic, version and kind: another magic, a missing version or one newer than
+/// `RECORD_VERSION` is refused before the rest is read.
+pub fn header(text: &str) -> Result<RecordHeader, RecordError> {
+    #[derive(Deserialize)]
+    struct Header {
+        magic: Option<serde_json::Value>,
+        version: Option<serde_json::Value>,
+        kind: Option<serde_json::Value>,
+    }
+    let header: Header = serde_json::from_str(text).map_err(|e| RecordError::Malformed(e.to_string()))?;
+    match header.magic {
+        Some(serde_json::Value::String(m)) if m == RECORD_MAGIC => {}
+        Some(m) => return Err(RecordError::Magic(m.to_string().trim_matches('"').to_string())),
+        None => return Err(RecordError::Magic(String::new())),
+    }
+    let version = match header.version.as_ref().and_then(serde_json::Value::as_u64) {
+        Some(v) if v > RECORD_VERSION as u64 => return Err(RecordError::Newer(v.min(u32::MAX as u64) as u32)),
+        Some(v) => v as u32,
+        None => return Err(RecordError::Malformed("`version` is missing or not a whole number".into())),
+    };
+    let kind = match header.kind {
+        None => KIND_LAUNCH.to_string(),
+        Some(serde_json::Value::String(k)) if k == KIND_LAUNCH || k == KIND_FUZZ_CASE => k,
+        Some(k) => {
+            return Err(RecordError::Malformed(format!("`kind` is {k}, not `{KIND_LAUNCH}` or `{KIND_FUZZ_CASE}`")))
+        }
+    };
+    Ok(RecordHeader { version, kind })
 }
 
 /// What a replay found.
@@ -106,6 +163,7 @@ impl Record {
         Ok(Record {
             magic: RECORD_MAGIC.into(),
             version: RECORD_VERSION,
+            kind: kind_launch(),
             lanejit_version: env!("CARGO_PKG_VERSION").into(),
             kernel: hex(&lanejit_isa::container::write(&kernel.program)),
             grid: cfg.grid,
@@ -137,24 +195,15 @@ impl Record {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
 
-    /// Reads a record: the magic and version first (a newer version is refused before the rest is read), then
-    /// every field strictly.
+    /// Reads a launch record: the magic and version first (a newer version is refused before the rest is
+    /// read), then every field strictly. A record of another kind is refused ([`RecordError::Kind`]).
     pub fn parse(text: &str) -> Result<Record, RecordError> {
-        #[derive(Deserialize)]
-        struct Header {
-            magic: Option<serde_json::Value>,
-            version: Option<serde_json::Value>,
-        }
-        let header: Header = serde_json::from_str(text).map_err(|e| RecordError::Malformed(e.to_string()))?;
-        match header.magic {
-            Some(serde_json::Value::String(m)) if m == RECORD_MAGIC => {}
-            Some(m) => return Err(RecordError::Magic(m.to_string().trim_matches('"').to_string())),
-            None => return Err(RecordError::Magic(String::new())),
-        }
-        match header.version.as_ref().and_then(serde_json::Value::as_u64) {
-            Some(v) if v > RECORD_VERSION as u64 => return Err(RecordError::Newer(v.min(u32::MAX as u64) as u32)),
-            Some(_) => {}
-            None => return Err(RecordError::Malformed("`version` is missing or not a whole number".into())),
+        let h = header(text)?;
+        if h.kind != KIND_LAUNCH {
+            return Err(RecordError::Kind(format!(
+                "this record is a `{}` (a fuzzer divergence), not a launch: replay it with `lanejit replay`",
+                h.kind
+            )));
         }
         serde_json::from_str(text).map_err(|e| RecordError::Malformed(e.to_string()))
     }
@@ -223,7 +272,8 @@ fn ending(device: &Device, result: &Result<LaunchStats, LaunchError>) -> Result<
     Ok((outcome, image))
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Bytes as lowercase hex, as record files keep them.
+pub fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for &b in bytes {
@@ -234,7 +284,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Bytes from lowercase or uppercase hex; the field is named in the error.
-fn unhex(text: &str, field: &str) -> Result<Vec<u8>, RecordError> {
+pub fn unhex(text: &str, field: &str) -> Result<Vec<u8>, RecordError> {
     let bad = || RecordError::Malformed(format!("`{field}` is not hex bytes"));
     if !text.len().is_multiple_of(2) {
         return Err(bad());

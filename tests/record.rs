@@ -1,7 +1,8 @@
 //! Record files (`lanejit::record`): every bundled example, a trapping launch and a deadlocking one replay
-//! exactly on every engine; a changed record is a difference; bad files are refused by name.
+//! exactly on every engine; a changed record is a difference; bad files are refused by name; a version-1 file
+//! (no `kind`) still replays.
 
-use lanejit::record::{Record, RecordError};
+use lanejit::record::{Record, RecordError, KIND_LAUNCH, RECORD_VERSION};
 use lanejit::{Device, Engine, Kernel, LaunchConfig, Schedule};
 use lanejit_cli::examples::{self, Size};
 
@@ -76,11 +77,32 @@ fn a_record_that_does_not_match_its_replay_names_the_difference() {
 #[test]
 fn bad_record_files_are_refused_by_name() {
     let good = small("    end\n", 1, Schedule::Fixed).to_json();
-    let newer = good.replace("\"version\": 1", "\"version\": 2");
-    assert!(matches!(Record::parse(&newer), Err(RecordError::Newer(2))));
+    let current = format!("\"version\": {RECORD_VERSION}");
+    assert!(good.contains(&current), "{good}");
+    let newer = good.replace(&current, &format!("\"version\": {}", RECORD_VERSION + 1));
+    assert!(matches!(Record::parse(&newer), Err(RecordError::Newer(v)) if v == RECORD_VERSION + 1));
+    let fuzz_case = good.replace("\"kind\": \"launch\"", "\"kind\": \"fuzz_case\"");
+    assert!(matches!(Record::parse(&fuzz_case), Err(RecordError::Kind(m)) if m.contains("fuzz_case")));
+    let unknown_kind = good.replace("\"kind\": \"launch\"", "\"kind\": \"film\"");
+    assert!(matches!(Record::parse(&unknown_kind), Err(RecordError::Malformed(m)) if m.contains("film")));
     let other = good.replace("lanejit-record", "something-else");
     assert!(matches!(Record::parse(&other), Err(RecordError::Magic(m)) if m == "something-else"));
     assert!(matches!(Record::parse(&good[..good.len() / 2]), Err(RecordError::Malformed(_))));
     let bad_hex = good.replacen("\"kernel\": \"", "\"kernel\": \"zz", 1);
     assert!(matches!(Record::parse(&bad_hex).unwrap().replay(Engine::Interp), Err(RecordError::Malformed(_))));
+}
+
+#[test]
+fn a_version_1_record_without_a_kind_still_replays() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schedules/scan_assume.s");
+    let r = small(&std::fs::read_to_string(path).unwrap(), 4, Schedule::parse("random:3").unwrap());
+    assert_eq!((r.version, r.kind.as_str()), (RECORD_VERSION, KIND_LAUNCH));
+    let v2 = r.to_json();
+    let v1 = v2
+        .replace(&format!("\"version\": {RECORD_VERSION}"), "\"version\": 1")
+        .replace("  \"kind\": \"launch\",\n", "");
+    assert!(!v1.contains("\"kind\"") && v1.contains("\"version\": 1"), "{v1}");
+    let old = Record::parse(&v1).unwrap();
+    assert_eq!((old.version, old.kind.as_str()), (1, KIND_LAUNCH));
+    replays_exactly("a version-1 file", &old);
 }

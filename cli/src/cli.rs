@@ -104,22 +104,25 @@ pub enum Cmd {
     /// transcendental operation writing it (or still reading it); notes name waits stronger than needed.
     #[command(after_help = CHECK_EXIT_CODES_HELP)]
     Check(crate::checkcmd::CheckArgs),
-    /// Replay a record file written by `run --record`: the same launch on a fresh device, compared bit for
-    /// bit (how it ended, the outputs' hash) with the record.
+    /// Replay a record file: a launch written by `run --record` (the same launch on a fresh device, compared
+    /// bit for bit with the record: how it ended, the outputs' hash), or a divergence written by `fuzz` (the
+    /// case run again on the interpreter and the engine(s) it compared: does it still diverge?).
     #[command(after_help = REPLAY_EXIT_CODES_HELP)]
     Replay {
         /// The record file.
         file: PathBuf,
-        /// The engine to replay on (any: a record reproduces on every engine).
-        #[arg(long, value_parser = engine_parser(), default_value = "interp")]
-        engine: Engine,
+        /// A launch: the engine to replay on (default interp; any reproduces it). A fuzz divergence: the engine
+        /// compared with the interpreter, jit or auto (default: both, as the fuzzer compared them).
+        #[arg(long, value_parser = engine_parser())]
+        engine: Option<Engine>,
     },
 }
 
 /// The exit-code section of `lanejit replay --help`.
 pub const REPLAY_EXIT_CODES_HELP: &str =
-    "Exit codes: 0 reproduced exactly; 1 the replay differs from the record; 2 bad input (an unreadable, corrupt, \
-truncated or newer record file).";
+    "Exit codes: a launch record: 0 reproduced exactly, 1 the replay differs from the record; a fuzz divergence \
+(kind fuzz_case): 0 no engine diverges from the interpreter any more (fixed), 1 one still diverges (the output \
+says whether exactly as recorded); 2 bad input (an unreadable, corrupt, truncated or newer record file).";
 
 /// The exit-code section of `lanejit check --help`.
 pub const CHECK_EXIT_CODES_HELP: &str =
@@ -579,8 +582,13 @@ fn run_wave(a: &WaveArgs, compile: &lanejit::CompileConfig) -> Result<()> {
 const RECORD_FILE: crate::bufio::Limit =
     crate::bufio::Limit { bytes: 1 << 33, name: "the record file limit (twice the device capacity)" };
 
-fn replay(file: &Path, engine: Engine) -> Result<()> {
+fn replay(file: &Path, engine: Option<Engine>) -> Result<()> {
     let text = read_input_text(file, RECORD_FILE)?;
+    let header = lanejit::record::header(&text).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    if header.kind == lanejit::record::KIND_FUZZ_CASE {
+        return crate::fuzz::record::replay_file(file, &text, engine);
+    }
+    let engine = engine.unwrap_or(Engine::Interp);
     let record = lanejit::record::Record::parse(&text).map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let r = record.replay(engine).map_err(|e| anyhow!("{}: {e}", file.display()))?;
     println!(

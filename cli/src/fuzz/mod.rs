@@ -12,6 +12,7 @@ pub mod group;
 pub mod launch_like;
 pub mod oracle;
 pub mod prog;
+pub mod record;
 pub mod rng;
 pub mod shrink;
 pub mod values;
@@ -79,7 +80,8 @@ pub struct FuzzArgs {
     /// Print which mnemonics ran with full, partial and empty EXEC.
     #[arg(long)]
     pub coverage: bool,
-    /// Where reproducers of divergences are written.
+    /// Where reproducers of divergences are written: for each, `<name>.s` and `<name>.json` (the shrunk case),
+    /// the final states, the unshrunk case, and `<name>.record.json`, a record file that `lanejit replay` runs.
     #[arg(long, default_value = "fuzz-out")]
     pub out: PathBuf,
     /// Report divergences without shrinking them.
@@ -231,20 +233,27 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
     const WRITTEN: usize = 32;
     let mut found = Vec::new();
     for (i, f) in sum.findings.iter().enumerate() {
-        let mut reproducer = None;
+        let (mut reproducer, mut record) = (None, None);
         if i < WRITTEN {
             eprintln!("DIVERGENCE seed {:#x} state {}: {}", f.case.seed, f.state, f.div.summary());
             match campaign::write_finding(&a.out, f) {
                 Ok(p) => {
                     eprintln!("  reproducer: {}{}", p.display(), if f.shrunk.is_some() { " (shrunk)" } else { "" });
                     reproducer = Some(p.display().to_string());
+                    match record::write_beside(&p, f, &a.ignore) {
+                        Ok(r) => {
+                            eprintln!("  record: {} (lanejit replay)", r.display());
+                            record = Some(r.display().to_string());
+                        }
+                        Err(e) => eprintln!("  could not write the record: {e}"),
+                    }
                 }
                 Err(e) => eprintln!("  could not write the reproducer: {e}"),
             }
         }
         found.push(serde_json::json!({
             "seed": f.case.seed, "state": f.state, "summary": f.div.summary(), "reproducer": reproducer,
-            "shrunk": f.shrunk.is_some(),
+            "record": record, "shrunk": f.shrunk.is_some(),
         }));
     }
     if sum.findings.len() > WRITTEN {

@@ -39,6 +39,10 @@ pub struct Divergence {
     pub reference: Option<StateJson>,
     /// The other engine's final state (when it ran).
     pub other: Option<StateJson>,
+    /// `outcome_hash` of the interpreter's whole outcome (every wave, shared memory).
+    pub reference_hash: u64,
+    /// `outcome_hash` of the other engine's (`None`: it failed to run).
+    pub other_hash: Option<u64>,
 }
 
 impl Divergence {
@@ -55,7 +59,44 @@ impl Divergence {
 }
 
 /// The seed of the moments cold `auto` installs compiled code at (`WaveLimits::install_seed`).
-const INSTALL_SEED: u64 = 0x5eed_1257_a11e_d000;
+pub const INSTALL_SEED: u64 = 0x5eed_1257_a11e_d000;
+
+/// How the oracle runs a case besides its program and state: what a fuzz record keeps to replay it as found.
+#[derive(Clone, Debug)]
+pub struct CheckOptions<'a> {
+    /// How `auto` runs.
+    pub auto: AutoMode,
+    /// The seed of cold `auto`'s install moments (`INSTALL_SEED` in campaigns).
+    pub install_seed: u64,
+    /// Difference lines starting with one of these (`lane_ops`, `trap`, `v`, …) do not count.
+    pub ignore: &'a [String],
+    /// Compare only this engine with the interpreter (`None`: the JIT, then `auto`).
+    pub only: Option<Engine>,
+}
+
+impl<'a> CheckOptions<'a> {
+    /// A campaign's options: every engine, the fixed install seed.
+    pub fn campaign(auto: AutoMode, ignore: &'a [String]) -> Self {
+        CheckOptions { auto, install_seed: INSTALL_SEED, ignore, only: None }
+    }
+}
+
+/// A 64-bit FNV-1a hash of everything the oracle compares of an outcome: each wave's final state as JSON
+/// (registers, EXEC, pc, fcsr, retired, trap, memory) and lane-op count, then the shared memory.
+pub fn outcome_hash(o: &GroupOutcome) -> u64 {
+    let fnv = |h: u64, bytes: &[u8]| bytes.iter().fold(h, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    let mut h = 0xcbf2_9ce4_8422_2325;
+    for w in &o.waves {
+        h = fnv(h, serde_json::to_string(&w.to_json()).unwrap_or_default().as_bytes());
+        h = fnv(h, &w.state.lane_ops.to_le_bytes());
+    }
+    fnv(h, &o.shared)
+}
+
+/// Runs the interpreter alone on a case, as the oracle runs it (for a replay's reference).
+pub fn run_reference(kernel: &Kernel, init: &StateJson) -> Result<GroupOutcome, String> {
+    run_one(kernel, init, Engine::Interp, None, None)
+}
 
 /// Runs one engine, turning a panic into an error so that a crashing engine is a finding, not a crash.
 fn run_one(
@@ -99,6 +140,17 @@ pub fn check_kernel(
     cov: Option<&mut Coverage>,
     ignore: &[String],
 ) -> Result<Option<Divergence>, String> {
+    check_kernel_with(kernel, init, &CheckOptions::campaign(auto, ignore), cov)
+}
+
+/// `check_kernel` with every option spelled out (a fuzz record's replay).
+pub fn check_kernel_with(
+    kernel: &Kernel,
+    init: &StateJson,
+    opts: &CheckOptions,
+    cov: Option<&mut Coverage>,
+) -> Result<Option<Divergence>, String> {
+    let (auto, ignore) = (opts.auto, opts.ignore);
     let reference = match cov {
         Some(c) => {
             let mut t = CovTracer { cov: c, code: &kernel.code };
@@ -117,6 +169,9 @@ pub fn check_kernel(
     // to each other; it costs an optimising compile per state, so only every other state).
     let quick = if auto == AutoMode::Hot { "quick code: " } else { "quick code, hot blocks optimised: " };
     for (e, label) in [(Engine::Jit, ""), (Engine::Jit, quick), (Engine::Auto, "")] {
+        if opts.only.is_some_and(|o| o != e) {
+            continue;
+        }
         match (e, label.is_empty()) {
             (Engine::Jit, true) => kernel.jit_promotion.reset(0),
             (Engine::Jit, false) => kernel.jit_promotion.reset(if auto == AutoMode::Hot { u32::MAX } else { 2 }),
@@ -126,7 +181,7 @@ pub fn check_kernel(
         }
         // Cold `auto` installs compiled blocks after instructions the fixed seed draws (any instruction, mid-block
         // too); the seed stays the same while a finding shrinks, so the moments stay comparable.
-        let install = (e == Engine::Auto && auto == AutoMode::Cold).then_some(INSTALL_SEED);
+        let install = (e == Engine::Auto && auto == AutoMode::Cold).then_some(opts.install_seed);
         match run_one(kernel, init, e, install, None) {
             Ok(out) => {
                 let mut diffs = compare_group(&reference, &out);
@@ -150,6 +205,8 @@ pub fn check_kernel(
                         diffs,
                         reference: Some(reference.waves[w].to_json()),
                         other: Some(out.waves[w].to_json()),
+                        reference_hash: outcome_hash(&reference),
+                        other_hash: Some(outcome_hash(&out)),
                     }));
                 }
             }
@@ -159,6 +216,8 @@ pub fn check_kernel(
                     diffs: vec![format!("{label}engine error: {msg}")],
                     reference: Some(reference.waves[0].to_json()),
                     other: None,
+                    reference_hash: outcome_hash(&reference),
+                    other_hash: None,
                 }));
             }
         }
