@@ -39,6 +39,7 @@ pub mod arena;
 pub mod args;
 pub mod check;
 pub mod code_cache;
+pub mod debug;
 mod compile_pool;
 pub mod engine;
 pub mod error;
