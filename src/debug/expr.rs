@@ -151,7 +151,10 @@ impl Parser {
         if self.eat(t) {
             return Ok(());
         }
-        Err(DebugError::new(format!("expected `{t}`, found {}", self.peek().map_or("the end".into(), |p| format!("`{p}`")))))
+        Err(DebugError::new(format!(
+            "expected `{t}`, found {}",
+            self.peek().map_or("the end".into(), |p| format!("`{p}`"))
+        )))
     }
     fn or(&mut self) -> Result<Expr, DebugError> {
         let mut e = self.and()?;

@@ -195,7 +195,13 @@ impl<'a> Session<'a> {
     }
 
     /// Watches `len` bytes at `addr` of `space` (of workgroup `workgroup` only, if given).
-    pub fn add_watch(&mut self, space: Space, addr: u64, len: u32, workgroup: Option<u64>) -> Result<&Watch, DebugError> {
+    pub fn add_watch(
+        &mut self,
+        space: Space,
+        addr: u64,
+        len: u32,
+        workgroup: Option<u64>,
+    ) -> Result<&Watch, DebugError> {
         if !(1..=MAX_WATCH_BYTES).contains(&len) {
             return Err(DebugError::new(format!("a watchpoint covers 1 to {MAX_WATCH_BYTES} bytes, not {len}")));
         }

@@ -67,7 +67,12 @@ pub(crate) fn next_request(rx: &Receiver<Incoming>) -> Result<Value> {
 }
 
 /// Answers requests until a `launch` succeeds, then serves the session.
-fn before_launch(rx: &Receiver<Incoming>, out: &mut Out, pause: &PauseHandle, compile: &lanejit::CompileConfig) -> Result<()> {
+fn before_launch(
+    rx: &Receiver<Incoming>,
+    out: &mut Out,
+    pause: &PauseHandle,
+    compile: &lanejit::CompileConfig,
+) -> Result<()> {
     loop {
         let req = next_request(rx)?;
         match req["command"].as_str().unwrap_or("") {

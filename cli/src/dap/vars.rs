@@ -152,9 +152,7 @@ fn word_text(v: &Word) -> String {
 /// The position of an assignment's `=` (not part of `==`, `!=`, `<=`, `>=`).
 fn assignment(text: &str) -> Option<usize> {
     let b = text.as_bytes();
-    (0..b.len()).find(|&i| {
-        b[i] == b'=' && (i == 0 || !b"=!<>".contains(&b[i - 1])) && b.get(i + 1) != Some(&b'=')
-    })
+    (0..b.len()).find(|&i| b[i] == b'=' && (i == 0 || !b"=!<>".contains(&b[i - 1])) && b.get(i + 1) != Some(&b'='))
 }
 
 pub(super) fn evaluate(s: &mut Server, args: &Value) -> Result<Value, String> {
