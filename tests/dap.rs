@@ -114,7 +114,7 @@ impl Client {
     /// The next event named `name` (earlier events skipped).
     fn event(&mut self, name: &str) -> Value {
         if let Some(i) = self.events.iter().position(|e| e["event"] == name) {
-            return self.events.drain(..=i).last().expect("found")["body"].clone();
+            return self.events.drain(..=i).next_back().expect("found")["body"].clone();
         }
         loop {
             let m = self.receive();
