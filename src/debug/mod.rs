@@ -9,6 +9,7 @@
 
 mod breakpoints;
 pub mod expr;
+mod inspect;
 mod session;
 mod watch;
 

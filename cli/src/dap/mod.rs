@@ -1,6 +1,6 @@
 //! `lanejit dap`: a Debug Adapter Protocol server over `lanejit::debug`, on standard input and output or on a
 //! TCP port. Before `launch` it answers `initialize`; `launch` (the kernel as `program`, `run`'s options as
-//! `args`) starts the session, served by [`server`] until `disconnect` or `terminate`.
+//! `args`) starts the session, served by `server` until `disconnect` or `terminate`.
 
 mod server;
 mod vars;
