@@ -411,3 +411,39 @@ fn a_client_that_disconnects_mid_session_ends_it_with_exit_code_2() {
     assert!(err.contains("closed the connection without `disconnect`"), "{err}");
     assert_eq!(code, Some(2));
 }
+
+#[test]
+fn a_session_over_a_tcp_port() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lanejit"))
+        .args(["dap", "--port", "0"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lanejit dap starts");
+    let mut err = BufReader::new(child.stderr.take().expect("piped"));
+    let mut line = String::new();
+    err.read_line(&mut line).expect("the adapter says where it listens");
+    let port = line.trim().rsplit(':').next().and_then(|p| p.parse::<u16>().ok()).expect("a port");
+    let stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the adapter accepts");
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut writer = stream;
+    let schema = schema::Schema::load();
+    let mut exchange = |seq: i64, command: &str, arguments: Value| -> Value {
+        let body = json!({"seq": seq, "type": "request", "command": command, "arguments": arguments}).to_string();
+        write!(writer, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        loop {
+            let m = read_framed(&mut reader).expect("a message");
+            schema.validate_message(&m).unwrap_or_else(|e| panic!("{e}: {m}"));
+            if m["type"] == "response" {
+                return m;
+            }
+        }
+    };
+    assert_eq!(exchange(1, "initialize", json!({"adapterID": "lanejit"}))["success"], true);
+    assert_eq!(exchange(2, "launch", json!({"program": "divergent", "stopOnEntry": true}))["success"], true);
+    let dis = exchange(3, "disassemble", json!({"memoryReference": "0x0", "instructionCount": 2}));
+    assert_eq!(dis["body"]["instructions"][0]["address"], "0x0");
+    assert_eq!(exchange(4, "disconnect", json!({}))["success"], true);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

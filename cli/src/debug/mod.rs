@@ -1,6 +1,6 @@
 //! `lanejit debug KERNEL [run's options]`: a command-line debugger with gdb-like verbs over `lanejit::debug`.
 //! Commands come from a script (`-x SCRIPT`), from standard input when it is not a terminal (batch), or from
-//! the terminal with a prompt and history (`history` file-less: the session's own lines).
+//! the terminal with line editing and the session's history (rustyline).
 
 pub mod commands;
 pub mod target;
@@ -73,22 +73,32 @@ fn batch(d: &mut Debugger, lines: impl Iterator<Item = Result<String>>, from: &s
     Ok(())
 }
 
-/// Reads commands from the terminal with a prompt; an empty line repeats the last step command, errors are
-/// printed and the session goes on.
+/// Reads commands from the terminal with line editing and the session's history (rustyline); an empty line
+/// repeats the last step or continue, errors are printed and the session goes on; Ctrl-C clears the line,
+/// Ctrl-D quits.
 fn interactive(d: &mut Debugger) -> Result<()> {
-    let stdin = std::io::stdin();
-    let mut history: Vec<String> = Vec::new();
+    use rustyline::error::ReadlineError;
+    let mut editor = rustyline::DefaultEditor::new()?;
+    let mut last: Option<String> = None;
     loop {
-        eprint!("(lanejit) ");
-        let mut line = String::new();
-        if stdin.lock().read_line(&mut line)? == 0 {
-            return Ok(());
-        }
-        let repeat = line.trim().is_empty() && history.last().is_some_and(|l| is_step(l));
-        let line = if repeat { history.last().cloned().unwrap_or_default() } else { line.trim().to_string() };
-        if !line.is_empty() && !repeat {
-            history.push(line.clone());
-        }
+        let line = match editor.readline("(lanejit) ") {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        };
+        let line = match line.trim() {
+            "" => match last.clone() {
+                Some(l) => l,
+                None => continue,
+            },
+            l => {
+                // (A history entry the editor refuses, e.g. a duplicate, is no error.)
+                let _ = editor.add_history_entry(l);
+                l.to_string()
+            }
+        };
+        last = is_step(&line).then(|| line.clone());
         match d.execute(&line) {
             Ok(After::Quit) => return Ok(()),
             Ok(After::Next) => {}
