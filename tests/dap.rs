@@ -383,6 +383,7 @@ fn malformed_messages_end_the_adapter_with_exit_code_2() {
         b"no header at all\r\n\r\n",
         b"Content-Length: 99999999999\r\n\r\n",
         b"\r\n",
+        &[b'x'; 5000][..],
     ] {
         let mut c = Client::start();
         c.send_raw(raw);

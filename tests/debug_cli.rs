@@ -191,6 +191,7 @@ fn script_file_with_x() {
 
 #[test]
 fn bad_commands_exit_2_and_stop_the_script() {
+    let deep = format!("print {}v1{}\nrun\n", "(".repeat(100_000), ")".repeat(100_000));
     for (script, message) in [
         ("bogus\nrun\n", "unknown command `bogus`"),
         ("break 3\nrun\n", "line 3 has no code (nearest lines with code: 4)"),
@@ -201,6 +202,8 @@ fn bad_commands_exit_2_and_stop_the_script() {
         ("watch v3\nrun\n", "watch takes a memory place"),
         ("set pc\nrun\n", "set takes TARGET = VALUE"),
         ("wave 9\nrun\n", "wave 9: the workgroup has waves 0..0"),
+        ("x/18446744073709551615wx 0x100000000\nrun\n", "units are too many"),
+        (deep.as_str(), "the limit is 256"),
     ] {
         let o = debug(&STORE_ID, script);
         let (out, err) = (stdout(&o), stderr(&o));

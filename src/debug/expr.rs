@@ -92,9 +92,16 @@ pub enum WordSpace {
     Private(usize),
 }
 
+/// Most tokens of one expression.
+pub const MAX_TOKENS: usize = 256;
+
 /// Parses `text` as an expression.
 pub fn parse(text: &str) -> Result<Expr, DebugError> {
     let toks = lex(text)?;
+    // The parser recurses per nesting level: a bound on the tokens bounds its depth.
+    if toks.len() > MAX_TOKENS {
+        return Err(DebugError::new(format!("an expression of {} tokens: the limit is {MAX_TOKENS}", toks.len())));
+    }
     let mut p = Parser { toks, at: 0 };
     let e = p.or()?;
     match p.toks.get(p.at) {

@@ -10,6 +10,9 @@ use std::sync::mpsc::Sender;
 /// Largest message body accepted (a client sending more is broken or hostile).
 pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
+/// Longest header line accepted.
+const MAX_HEADER_LINE: u64 = 4096;
+
 /// What the reading thread hands over.
 #[derive(Debug)]
 pub enum Incoming {
@@ -27,7 +30,11 @@ pub fn read_message(r: &mut dyn BufRead) -> Result<Option<Value>, String> {
     let mut first = true;
     loop {
         let mut line = String::new();
-        let n = r.read_line(&mut line).map_err(|e| format!("reading a header: {e}"))?;
+        let n = std::io::Read::take(&mut *r, MAX_HEADER_LINE).read_line(&mut line);
+        let n = n.map_err(|e| format!("reading a header: {e}"))?;
+        if n as u64 == MAX_HEADER_LINE && !line.ends_with('\n') {
+            return Err(format!("a header line longer than {MAX_HEADER_LINE} bytes"));
+        }
         if n == 0 {
             return match first {
                 true => Ok(None),

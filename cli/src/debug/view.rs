@@ -166,7 +166,8 @@ pub fn examine(d: &mut Debugger, format: &str, addr: &str) -> Result<()> {
         bail!("x/{format}: units are w (word) and b (byte), formats x, d and u");
     }
     let (space, base) = examine_place(d, addr)?;
-    let bytes = d.session.read_memory(space, base, count * unit)?;
+    let len = count.checked_mul(unit).ok_or_else(|| anyhow::anyhow!("x/{format}: {count} units are too many"))?;
+    let bytes = d.session.read_memory(space, base, len)?;
     let per_line = if unit == 4 { 4 } else { 8 };
     for (i, chunk) in bytes.chunks(unit as usize * per_line).enumerate() {
         let at = base + (i * per_line) as u64 * unit;
