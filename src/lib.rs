@@ -40,6 +40,7 @@ pub mod args;
 pub mod check;
 pub mod code_cache;
 mod compile_pool;
+pub mod debug;
 pub mod engine;
 pub mod error;
 pub mod explore;

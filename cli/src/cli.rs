@@ -104,6 +104,14 @@ pub enum Cmd {
     /// transcendental operation writing it (or still reading it); notes name waits stronger than needed.
     #[command(after_help = CHECK_EXIT_CODES_HELP)]
     Check(crate::checkcmd::CheckArgs),
+    /// Debug a kernel: breakpoints by line or pc, stepping a wave, per-lane registers, memory, watchpoints
+    /// (docs/debugging.md). Commands from -x SCRIPT, standard input, or the terminal.
+    #[command(after_help = crate::debug::DEBUG_EXIT_CODES_HELP)]
+    Debug(crate::debug::DebugArgs),
+    /// A Debug Adapter Protocol server for editors (VS Code, nvim-dap): on standard input and output, or
+    /// on a TCP port (docs/debugging.md).
+    #[command(after_help = crate::dap::DAP_EXIT_CODES_HELP)]
+    Dap(crate::dap::DapArgs),
     /// Replay a record file: a launch written by `run --record` (the same launch on a fresh device, compared
     /// bit for bit with the record: how it ended, the outputs' hash), or a divergence written by `fuzz` (the
     /// case run again on the interpreter and the engine(s) it compared: does it still diverge?).
@@ -459,6 +467,8 @@ pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
         Cmd::Fuzz(a) => crate::fuzz::run(&a),
         Cmd::Check(a) => crate::checkcmd::run(&a),
         Cmd::Replay { file, engine } => replay(&file, engine),
+        Cmd::Debug(a) => crate::debug::run(&a, compile),
+        Cmd::Dap(a) => crate::dap::run(&a, compile),
     }
 }
 

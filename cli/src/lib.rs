@@ -16,6 +16,8 @@ pub mod bufio;
 pub mod cases;
 pub mod checkcmd;
 pub mod cli;
+pub mod dap;
+pub mod debug;
 pub mod examples;
 pub mod fuzz;
 pub mod imageio;

@@ -10,6 +10,7 @@ use crate::{Device, Engine, Kernel};
 
 mod batch;
 mod checked;
+pub(crate) mod debugged;
 mod policy;
 mod schedule;
 mod simulate;
