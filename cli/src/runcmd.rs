@@ -72,6 +72,8 @@ pub struct RunOptions {
     pub schedule_text: Option<String>,
     /// `--record FILE`: the launch is written there as a record file (`lanejit::record`).
     pub record: Option<PathBuf>,
+    /// `--timeline FILE`: the launch's timeline is written there (`lanejit::timeline`).
+    pub timeline: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -81,6 +83,7 @@ impl RunOptions {
         cfg.threads = if self.trace { Some(1) } else { self.threads };
         cfg.check = self.check;
         cfg.schedule = self.schedule;
+        cfg.timeline = self.timeline.clone();
         if let Some(b) = self.budget {
             cfg.budget = b;
         }
@@ -138,6 +141,29 @@ fn stats_json(s: &LaunchStats) -> serde_json::Value {
         "lane_ops": s.lane_ops, "elapsed_s": s.elapsed.as_secs_f64(),
         "findings": lanejit::check::render_json(&s.findings),
     })
+}
+
+/// `--timeline FILE`, checked before anything is prepared: one plain launch (no `--trace`, `--repeat`,
+/// `--check` or `--schedule`), never the kernel file, and writable (exit code 2 otherwise).
+pub fn check_timeline(o: &RunOptions, kernel: Option<&Path>) -> Result<()> {
+    let Some(path) = &o.timeline else { return Ok(()) };
+    let refuse = |what: &str| anyhow!("--timeline records one plain launch: it does not go with {what}");
+    if o.trace {
+        return Err(refuse("--trace"));
+    }
+    if o.repeat > 1 {
+        return Err(refuse("--repeat"));
+    }
+    if !o.check.is_empty() {
+        return Err(refuse("--check"));
+    }
+    if o.schedule_text.is_some() {
+        return Err(refuse("--schedule"));
+    }
+    if let Some(k) = kernel.filter(|k| k.exists()) {
+        crate::cli::refuse_overwrite(path, &[k])?;
+    }
+    lanejit::timeline::check_path(path).map_err(|e| anyhow!("--timeline {e}"))
 }
 
 /// `--trace` prints what the engines run; a checking launch steps the interpreter itself, without the tracer.
