@@ -436,11 +436,11 @@ impl<'r> WorkerTimeline<'r> {
 
     /// The workgroup ends (`outcome`: `done`, `trap`, `preempted`).
     pub(crate) fn workgroup_end(&mut self, wg_id: [u32; 3], outcome: &'static str) {
-        let now = Instant::now();
         if self.stretch.is_some() {
             // A trap ended the stretch inside the engine.
             self.stretch_end("trap", 0, 0);
         }
+        let now = Instant::now();
         self.close_barrier(now);
         let Some(g) = self.group.take() else { return };
         self.rec.in_flight.fetch_sub(g.started.count_ones() as i64, Relaxed);
