@@ -20,4 +20,5 @@ pub mod examples;
 pub mod fuzz;
 pub mod imageio;
 pub mod profilecmd;
+pub mod progress;
 pub mod runcmd;

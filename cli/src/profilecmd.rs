@@ -130,6 +130,7 @@ fn launch(target: &Target, kernel: &Kernel, o: &RunOptions, counting: bool) -> R
         Target::File(_) => runcmd::prepare(&device, o, runcmd::parse_inputs(o)?)?.cfg,
     };
     cfg.profile = counting;
+    let _bar = crate::progress::LaunchBar::start(crate::progress::wanted(o.json), &mut cfg);
     match device.launch(kernel, &cfg) {
         Ok(stats) => Ok(Launched { stats, trap: None }),
         Err(LaunchError::Trap { trap, stats }) => Ok(Launched { stats, trap: Some(trap.to_string()) }),

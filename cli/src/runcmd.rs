@@ -117,9 +117,9 @@ fn launch_recorded(
     cfg: &LaunchConfig,
     o: &RunOptions,
 ) -> Result<Result<LaunchStats, LaunchError>> {
-    let Some(path) = &o.record else { return Ok(launch_with(device, kernel, cfg, o.trace)) };
+    let Some(path) = &o.record else { return Ok(launch_with(device, kernel, cfg, o)) };
     let mut record = lanejit::record::Record::capture(device, kernel, cfg)?;
-    let result = launch_with(device, kernel, cfg, o.trace);
+    let result = launch_with(device, kernel, cfg, o);
     if matches!(result, Ok(_) | Err(LaunchError::Trap { .. })) {
         record.finish(device, &result)?;
         std::fs::write(path, record.to_json()).map_err(|e| anyhow!("--record {}: {e}", path.display()))?;
@@ -127,12 +127,17 @@ fn launch_recorded(
     Ok(result)
 }
 
-fn launch_with(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, trace: bool) -> Result<LaunchStats, LaunchError> {
-    if trace {
-        launch_traced(device, kernel, cfg, &mut PrintTracer { out: std::io::stdout() })
-    } else {
-        device.launch(kernel, cfg)
+/// Launches as `o` says: traced, or with a bar of the workgroups done on a terminal (`crate::progress`).
+fn launch_with(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, o: &RunOptions) -> Result<LaunchStats, LaunchError> {
+    if o.trace {
+        return launch_traced(device, kernel, cfg, &mut PrintTracer { out: std::io::stdout() });
     }
+    if !crate::progress::wanted(o.json) {
+        return device.launch(kernel, cfg);
+    }
+    let mut cfg = cfg.clone();
+    let _bar = crate::progress::LaunchBar::start(true, &mut cfg);
+    device.launch(kernel, &cfg)
 }
 
 fn stats_json(s: &LaunchStats) -> serde_json::Value {
