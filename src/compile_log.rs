@@ -66,7 +66,8 @@ pub(crate) fn logged<T, E>(
         if log.entries.len() == LOG_ENTRIES {
             log.entries.pop_front();
         }
-        let entry = Compilation { code: code_id(code), tier, blocks: blocks(), start, took: None, thread, ok: false, seq };
+        let entry =
+            Compilation { code: code_id(code), tier, blocks: blocks(), start, took: None, thread, ok: false, seq };
         log.entries.push_back(entry);
         seq
     };

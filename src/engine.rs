@@ -5,7 +5,9 @@
 
 use crate::tier::HotBlocks;
 use crate::{Engine, Kernel};
-use lanejit_interp::{run, run_counting, run_profiled, Code, InsnCount, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
+use lanejit_interp::{
+    run, run_counting, run_profiled, Code, InsnCount, Memory, Stop, Tracer, Trap, WaveEnv, WaveState,
+};
 use lanejit_jit::WindowCache;
 use lanejit_jit::{CompiledKernel, NextWave};
 use std::sync::Arc;
@@ -69,7 +71,15 @@ impl Drop for Runner<'_> {
 impl<'k> Runner<'k> {
     /// A runner of `kernel` on `engine`.
     pub fn new(kernel: &'k Kernel, engine: Engine) -> Self {
-        Runner { kernel, engine, generation: u64::MAX, opt: None, counts: Counts::default(), exact: true, profile: None }
+        Runner {
+            kernel,
+            engine,
+            generation: u64::MAX,
+            opt: None,
+            counts: Counts::default(),
+            exact: true,
+            profile: None,
+        }
     }
 
     /// This runner's calls run the interpreter whatever the engine, counting every retired instruction and its
@@ -136,7 +146,9 @@ impl<'k> Runner<'k> {
         let code = &kernel.code;
         let steps = lanejit_jit::Steps { max: max_steps, exact: self.exact };
         if let Some(counts) = self.profile.as_deref_mut() {
-            return interpreted(w, env, max_steps, windows, next, |w, env, n| run_profiled(code, w, mem, env, n, counts));
+            return interpreted(w, env, max_steps, windows, next, |w, env, n| {
+                run_profiled(code, w, mem, env, n, counts)
+            });
         }
         match (self.engine, tracer) {
             (Engine::Jit, None) if kernel.jit_promotion.compiles_everything() => match kernel.compiled() {

@@ -202,7 +202,15 @@ impl Recorder {
         });
         if let Some(n) = &note {
             let args = json!({ "note": n });
-            events.push(Event { name: "detail limit reached".into(), cat: "limit", ph: "i", ts: hit, dur: 0, tid: 0, args });
+            events.push(Event {
+                name: "detail limit reached".into(),
+                cat: "limit",
+                ph: "i",
+                ts: hit,
+                dur: 0,
+                tid: 0,
+                args,
+            });
         }
         // Per track by time; a slice before those it encloses (same start: the longer first).
         events.sort_by_key(|e| (e.tid, e.ts, std::cmp::Reverse(e.dur)));
@@ -256,9 +264,7 @@ fn event_json(e: &Event) -> Value {
 
 /// `M` events: the process's name (and the truncation note as its label), each track's name and order.
 fn metadata(title: &str, events: &[Event], compile: &BTreeMap<u32, String>, note: Option<&str>) -> Vec<Value> {
-    let meta = |name: &str, tid: u32, args: Value| {
-        json!({ "name": name, "cat": "__metadata", "ph": "M", "ts": 0, "pid": PID, "tid": tid, "args": args })
-    };
+    let meta = |name: &str, tid: u32, args: Value| json!({ "name": name, "cat": "__metadata", "ph": "M", "ts": 0, "pid": PID, "tid": tid, "args": args });
     let mut out = vec![meta("process_name", 0, json!({ "name": title }))];
     if let Some(n) = note {
         out.push(meta("process_labels", 0, json!({ "labels": n })));

@@ -46,14 +46,16 @@ fn ns(v: &Value) -> i64 {
     (v.as_f64().expect("a number") * 1000.0).round() as i64
 }
 
+/// Per track: the last timestamp, the open B events, the ends of the X slices enclosing the current time.
+type Track = (i64, Vec<String>, Vec<i64>);
+
 /// Checks the Trace Event Format's rules on `doc`; returns the complete slices by category.
 fn validate(doc: &Value, what: &str) -> HashMap<String, usize> {
     assert_eq!(doc["displayTimeUnit"], "ns", "{what}");
     let events = doc["traceEvents"].as_array().unwrap_or_else(|| panic!("{what}: no traceEvents array"));
     let mut named_threads = std::collections::HashSet::new();
     let mut named_process = false;
-    // Per track: the last timestamp, the open B events, the ends of the X slices enclosing the current time.
-    let mut tracks: BTreeMap<(u64, u64), (i64, Vec<String>, Vec<i64>)> = BTreeMap::new();
+    let mut tracks: BTreeMap<(u64, u64), Track> = BTreeMap::new();
     let mut slices = HashMap::new();
     for e in events {
         for key in ["name", "cat", "ph", "ts", "pid", "tid", "args"] {
@@ -173,7 +175,13 @@ fn large_launches_keep_their_timelines_bounded_and_say_so() {
         assert!(bytes < 50 << 20, "{}: {bytes} bytes", ex.name);
         let limited = doc["otherData"]["truncated"] == true;
         truncated += limited as u32;
-        println!("{:<14} {:>9} waves {:>10} bytes{}", ex.name, stats.waves, bytes, if limited { " (limited)" } else { "" });
+        println!(
+            "{:<14} {:>9} waves {:>10} bytes{}",
+            ex.name,
+            stats.waves,
+            bytes,
+            if limited { " (limited)" } else { "" }
+        );
         std::fs::remove_file(&path).ok();
     }
     assert!(truncated > 0, "some large launch must reach the limit for this test to mean anything");
@@ -188,7 +196,8 @@ fn a_timeline_with_checkers_or_another_schedule_is_refused_before_anything_is_wr
     let device = Device::new().expect("device");
     let setup = (ex.setup)(&device, Size::Small).expect("setup");
     let path = dir.join("t.json");
-    let checked = LaunchConfig { check: lanejit::check::Checks::ALL, timeline: Some(path.clone()), ..setup.cfg.clone() };
+    let checked =
+        LaunchConfig { check: lanejit::check::Checks::ALL, timeline: Some(path.clone()), ..setup.cfg.clone() };
     assert!(matches!(device.launch(&kernel, &checked), Err(LaunchError::Config(_))));
     let unwritable = LaunchConfig { timeline: Some(dir.join("missing").join("t.json")), ..setup.cfg.clone() };
     assert!(matches!(device.launch(&kernel, &unwritable), Err(LaunchError::Config(_))));

@@ -88,17 +88,17 @@ fn refuse_unprofiled(r: &RunArgs) -> Result<()> {
 }
 
 /// The kernel, its source text when there is one, and the source's name.
-fn load(
-    target: &Target,
-    r: &RunArgs,
-    compile: &lanejit::CompileConfig,
-) -> Result<(Kernel, Option<String>, String)> {
+fn load(target: &Target, r: &RunArgs, compile: &lanejit::CompileConfig) -> Result<(Kernel, Option<String>, String)> {
     match target {
         Target::Example(ex) => {
             let name = format!("examples/{}.s", ex.name);
             let kernel = Kernel::from_asm(&name, ex.source).map_err(|e| anyhow!("{e}"))?.with_config(*compile);
             if let Some(k) = r.launch.kernel_name.as_deref().filter(|k| *k != kernel.program.meta.name) {
-                bail!("--kernel `{k}`: the bundled example `{}` has one kernel, `{}`", ex.name, kernel.program.meta.name);
+                bail!(
+                    "--kernel `{k}`: the bundled example `{}` has one kernel, `{}`",
+                    ex.name,
+                    kernel.program.meta.name
+                );
             }
             Ok((kernel, Some(ex.source.to_string()), name))
         }
@@ -119,7 +119,10 @@ fn launch(target: &Target, kernel: &Kernel, o: &RunOptions, counting: bool) -> R
     let mut cfg: LaunchConfig = match target {
         Target::Example(ex) => {
             if !o.buffers.is_empty() || !o.args.is_empty() || !o.images.is_empty() {
-                bail!("--buffer, --image and --arg go with a kernel file; the bundled example `{}` sets up its own", ex.name);
+                bail!(
+                    "--buffer, --image and --arg go with a kernel file; the bundled example `{}` sets up its own",
+                    ex.name
+                );
             }
             let mut cfg = (ex.setup)(&device, Size::Default).map_err(|e| anyhow!(e))?.cfg;
             o.apply(&mut cfg);
@@ -169,7 +172,8 @@ impl Report<'_> {
         for r in self.rows() {
             if let Some(l) = r.line {
                 let f = lines.entry(l).or_default();
-                f.lanes = (f.lanes * f.count as f64 + r.active_lanes * r.count as f64) / (f.count + r.count).max(1) as f64;
+                f.lanes =
+                    (f.lanes * f.count as f64 + r.active_lanes * r.count as f64) / (f.count + r.count).max(1) as f64;
                 f.count += r.count;
             }
         }
@@ -249,8 +253,13 @@ impl Report<'_> {
     }
 
     fn print_blocks(&self) {
-        println!("\nblocks (share of the retired instructions; the tier that ran each at the end of the timed launch):");
-        println!("  {:>8} {:>8} {:>14} {:>7}  {:<6} {:>10}", "start", "end", "instructions", "share", "tier", "compile ms");
+        println!(
+            "\nblocks (share of the retired instructions; the tier that ran each at the end of the timed launch):"
+        );
+        println!(
+            "  {:>8} {:>8} {:>14} {:>7}  {:<6} {:>10}",
+            "start", "end", "instructions", "share", "tier", "compile ms"
+        );
         for b in self.blocks() {
             println!(
                 "  {:>#8x} {:>#8x} {:>14} {:>6.2}%  {:<6} {:>10.3}",

@@ -128,7 +128,12 @@ fn launch_recorded(
 }
 
 /// Launches as `o` says: traced, or with a bar of the workgroups done on a terminal (`crate::progress`).
-fn launch_with(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, o: &RunOptions) -> Result<LaunchStats, LaunchError> {
+fn launch_with(
+    device: &Device,
+    kernel: &Kernel,
+    cfg: &LaunchConfig,
+    o: &RunOptions,
+) -> Result<LaunchStats, LaunchError> {
     if o.trace {
         return launch_traced(device, kernel, cfg, &mut PrintTracer { out: std::io::stdout() });
     }

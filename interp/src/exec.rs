@@ -71,12 +71,21 @@ pub fn run_profiled(
     max_steps: u64,
     counts: &mut [InsnCount],
 ) -> Result<Stop, Trap> {
-    run_with(code, w, mem, env, max_steps, None, |_| {}, |pc, active| {
-        if let Some(c) = counts.get_mut((pc / 4) as usize) {
-            c.count += 1;
-            c.lanes += active;
-        }
-    })
+    run_with(
+        code,
+        w,
+        mem,
+        env,
+        max_steps,
+        None,
+        |_| {},
+        |pc, active| {
+            if let Some(c) = counts.get_mut((pc / 4) as usize) {
+                c.count += 1;
+                c.lanes += active;
+            }
+        },
+    )
 }
 
 /// `run`, also counting how often each instruction starts executing: `hits[pc / 4] += 1` (for the JIT's

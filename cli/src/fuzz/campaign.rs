@@ -203,8 +203,16 @@ pub fn shrink_case(f: &Finding, opts: &Options) -> Option<(GenProgram, StateJson
 fn campaign_bar(opts: &Options, total: Option<u64>) -> indicatif::ProgressBar {
     let show = opts.progress && crate::progress::wanted(false);
     match (opts.time, total) {
-        (Some(t), _) => crate::progress::bar(show, t.as_secs().max(1), "{spinner} fuzz {bar:30} {msg} [{elapsed_precise}, {eta} left]"),
-        (None, Some(n)) => crate::progress::bar(show, n, "{spinner} fuzz {bar:30} {pos}/{len} programs, {msg} [{elapsed_precise}, {eta} left]"),
+        (Some(t), _) => crate::progress::bar(
+            show,
+            t.as_secs().max(1),
+            "{spinner} fuzz {bar:30} {msg} [{elapsed_precise}, {eta} left]",
+        ),
+        (None, Some(n)) => crate::progress::bar(
+            show,
+            n,
+            "{spinner} fuzz {bar:30} {pos}/{len} programs, {msg} [{elapsed_precise}, {eta} left]",
+        ),
         (None, None) => crate::progress::bar(show, 0, "{spinner} fuzz {pos} programs, {msg} [{elapsed_precise}]"),
     }
 }
