@@ -338,8 +338,9 @@ fn run_workgroups(cx: &LaunchCtx, range: std::ops::Range<u64>) {
     }
 }
 
-/// Runs a launch on one thread, printing every retired instruction through `tracer` (without the checkers:
-/// `cfg.check` is not looked at).
+/// Runs a launch on one thread, printing every retired instruction through `tracer` (without the checkers,
+/// the timeline, the profile or the progress count: `cfg.check`, `timeline`, `profile` and `progress` are not
+/// looked at).
 pub fn launch_traced(
     device: &Device,
     kernel: &Kernel,
