@@ -5,7 +5,9 @@
 
 use crate::tier::HotBlocks;
 use crate::{Engine, Kernel};
-use lanejit_interp::{run, run_counting, Code, Memory, Stop, Tracer, Trap, WaveEnv, WaveState};
+use lanejit_interp::{
+    run, run_counting, run_profiled, Code, InsnCount, Memory, Stop, Tracer, Trap, WaveEnv, WaveState,
+};
 use lanejit_jit::WindowCache;
 use lanejit_jit::{CompiledKernel, NextWave};
 use std::sync::Arc;
@@ -23,6 +25,8 @@ pub struct Runner<'k> {
     counts: Counts,
     /// Each call retires exactly `max_steps` unless the wave stops first (`lanejit_jit::Steps::exact`).
     exact: bool,
+    /// Profiling (`profiling`): every call runs the interpreter, adding to these per-word counts.
+    profile: Option<Vec<InsnCount>>,
 }
 
 /// Block starts counted per code word since the last harvest (allocated at the first counted chunk), and the
@@ -67,7 +71,28 @@ impl Drop for Runner<'_> {
 impl<'k> Runner<'k> {
     /// A runner of `kernel` on `engine`.
     pub fn new(kernel: &'k Kernel, engine: Engine) -> Self {
-        Runner { kernel, engine, generation: u64::MAX, opt: None, counts: Counts::default(), exact: true }
+        Runner {
+            kernel,
+            engine,
+            generation: u64::MAX,
+            opt: None,
+            counts: Counts::default(),
+            exact: true,
+            profile: None,
+        }
+    }
+
+    /// This runner's calls run the interpreter whatever the engine, counting every retired instruction and its
+    /// active lanes (`take_profile`): a profiling launch (`crate::profile`).
+    pub fn profiling(mut self) -> Self {
+        self.profile = Some(vec![InsnCount::default(); self.kernel.code.words.len()]);
+        self
+    }
+
+    /// The counts of a profiling runner so far (then zero again).
+    pub fn take_profile(&mut self) -> Option<Vec<InsnCount>> {
+        let words = self.kernel.code.words.len();
+        self.profile.as_mut().map(|p| std::mem::replace(p, vec![InsnCount::default(); words]))
     }
 
     /// This runner's calls may stop before `max_steps` (at least one instruction retired) at the start of a
@@ -120,6 +145,11 @@ impl<'k> Runner<'k> {
         let kernel = self.kernel;
         let code = &kernel.code;
         let steps = lanejit_jit::Steps { max: max_steps, exact: self.exact };
+        if let Some(counts) = self.profile.as_deref_mut() {
+            return interpreted(w, env, max_steps, windows, next, |w, env, n| {
+                run_profiled(code, w, mem, env, n, counts)
+            });
+        }
         match (self.engine, tracer) {
             (Engine::Jit, None) if kernel.jit_promotion.compiles_everything() => match kernel.compiled() {
                 Ok(ck) => lanejit_jit::run(&[ck], code, w, mem, env, steps, None, windows, next),

@@ -88,6 +88,10 @@ pub enum ConfigError {
     /// A checking launch (`LaunchConfig::check`) with a schedule other than `fixed`.
     #[error("checkers run the fixed schedule (one workgroup at a time): schedule {0} does not go with them")]
     ScheduleWithChecks(String),
+    /// A timeline or profile with checkers or another schedule than `fixed`, or a timeline file that cannot
+    /// be created (before the launch) or written (after it).
+    #[error("{0}")]
+    Observer(String),
     /// Device memory exploration or replay copies could not be read or written back.
     #[error("device memory: {0}")]
     Memory(String),

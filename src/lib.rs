@@ -39,6 +39,7 @@ pub mod arena;
 pub mod args;
 pub mod check;
 pub mod code_cache;
+pub mod compile_log;
 mod compile_pool;
 pub mod debug;
 pub mod engine;
@@ -48,10 +49,12 @@ pub mod image;
 pub mod launch;
 pub mod memimage;
 pub mod module;
+pub mod profile;
 pub mod record;
 pub mod state_json;
 pub mod static_check;
 pub mod tier;
+pub mod timeline;
 pub mod trace;
 pub mod typed;
 pub mod wave;
@@ -63,7 +66,7 @@ pub use error::{ConfigError, ContainerError, JitError, MemoryError, WaveError};
 pub use image::{Image, ImageError, ImageLayout, ImageSpec};
 pub use lanejit_interp::{Trap, TrapKind, WaveState, LANES};
 pub use launch::MAX_PCT_DEPTH;
-pub use launch::{CancelToken, LaunchConfig, LaunchError, LaunchStats, Schedule};
+pub use launch::{CancelToken, LaunchConfig, LaunchError, LaunchProgress, LaunchStats, Schedule};
 pub use module::Module;
 pub use tier::CompileConfig;
 pub use typed::TypedBuffer;
@@ -223,13 +226,18 @@ impl Kernel {
 
     /// The whole kernel compiled with the optimising tier, on first use.
     pub fn compiled(&self) -> Result<&CompiledKernel, JitError> {
-        self.jit.get_or_init(|| lanejit_jit::compile(&self.code, &self.config.jit)).as_ref().map_err(Clone::clone)
+        let compile = || lanejit_jit::compile(&self.code, &self.config.jit);
+        let all = || lanejit_jit::block_starts(&self.code);
+        self.jit.get_or_init(|| compile_log::logged(&self.code, "opt", all, compile)).as_ref().map_err(Clone::clone)
     }
 
     /// The whole kernel compiled with the quick tier, on first use.
     pub fn quick(&self) -> Result<&CompiledKernel, JitError> {
         self.quick
-            .get_or_init(|| lanejit_jit::compile_quick(&self.code, &self.config.jit))
+            .get_or_init(|| {
+                let compile = || lanejit_jit::compile_quick(&self.code, &self.config.jit);
+                compile_log::logged(&self.code, "quick", || lanejit_jit::block_starts(&self.code), compile)
+            })
             .as_ref()
             .map_err(Clone::clone)
     }

@@ -210,6 +210,15 @@ impl HotBlocks {
         self.generation.load(Acquire)
     }
 
+    /// Byte addresses of the blocks the current compiled code holds (those tiering made hot).
+    pub fn compiled_blocks(&self) -> Vec<u32> {
+        let st = self.state.lock().expect("tier state");
+        if st.current.is_none() {
+            return Vec::new();
+        }
+        (0..st.hot.len()).filter(|&i| st.hot[i]).map(|i| 4 * i as u32).collect()
+    }
+
     /// Blocks compiled by all compilations since the last reset (a block recompiled counts again): the
     /// compile work tiering has done, linear in the hot blocks (see `WHOLE_RECOMPILE_BLOCKS`).
     pub fn blocks_compiled(&self) -> usize {
@@ -332,10 +341,11 @@ impl HotBlocks {
                     if base.is_some() { " (the new ones onto the current code)" } else { "" }
                 );
             }
-            let result = match &base {
+            let blocks = || (0..hot.len()).filter(|&i| hot[i]).map(|i| 4 * i as u32).collect();
+            let result = crate::compile_log::logged(code, "opt blocks", blocks, || match &base {
                 Some(b) => lanejit_jit::compile_more(b, code, &hot),
                 None => lanejit_jit::compile_blocks(code, Some(&hot), lanejit_jit::Tier::Opt, &self.options),
-            };
+            });
             let mut st = self.state.lock().expect("tier state");
             match result {
                 Ok(ck) => {

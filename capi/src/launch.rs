@@ -57,6 +57,8 @@ pub(crate) fn launch_config(c: &LjLaunchConfig) -> Result<LaunchConfig, Failure>
             false => Schedule::parse(unsafe { c_str(c.schedule, "config.schedule") }?)
                 .map_err(|e| bad(format!("config.schedule: {e}")))?,
         },
+        // (No timeline, profile or progress count from C yet.)
+        ..defaults
     })
 }
 

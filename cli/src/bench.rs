@@ -363,13 +363,18 @@ pub fn run(a: &BenchArgs, compile: &CompileConfig) -> Result<()> {
         k.quick().map_err(|e| anyhow!(e))?;
     }
     let mut rows = Vec::new();
+    let template = "{spinner} bench {bar:30} {pos}/{len} kernels, now {msg} [{elapsed_precise}]";
+    let bar = crate::progress::bar(crate::progress::wanted(a.json), runs.len() as u64, template);
     for (ex, size) in runs {
+        bar.set_message(ex.name);
         let row = measure(ex, Measure { size, best_of: a.best_of }, a.interp_limit, compile)?;
         if !a.json {
-            print_row(&row);
+            bar.suspend(|| print_row(&row));
         }
         rows.push(row);
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     let at = |size| Measure { size, best_of: a.best_of };
     let scale = if with_scaling { Some(scaling("alu_loop", at(scaling_size), compile)?) } else { None };
     let mut all = Vec::new();

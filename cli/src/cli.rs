@@ -97,6 +97,10 @@ pub enum Cmd {
     /// Measure the engines on the bundled kernels.
     #[command(after_help = EXIT_CODES_HELP)]
     Bench(crate::bench::BenchArgs),
+    /// Profile a kernel: per instruction the times waves ran it and its active lanes, per block its share and
+    /// tier, the hottest lines and the source annotated with those figures (docs/profiling.md).
+    #[command(after_help = EXIT_CODES_HELP)]
+    Profile(crate::profilecmd::ProfileArgs),
     /// Differential fuzzing: random programs on every engine, compared with the interpreter.
     #[command(after_help = EXIT_CODES_HELP)]
     Fuzz(crate::fuzz::FuzzArgs),
@@ -270,6 +274,7 @@ impl LaunchArgs {
             schedule: lanejit::Schedule::Fixed,
             schedule_text: None,
             record: None,
+            timeline: None,
         }
     }
 }
@@ -333,6 +338,12 @@ pub struct RunArgs {
     /// launch, schedule, how it ended, outputs' hash, lanejit version) that `lanejit replay FILE` reproduces.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Write the launch's timeline to FILE as Chrome Trace Event JSON (open it in ui.perfetto.dev or
+    /// chrome://tracing): workgroups and waves per worker thread, compiled or interpreted, barrier waits,
+    /// compilations, traps, counters (docs/profiling.md). FILE is checked before the launch and appears whole
+    /// at its end.
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -349,6 +360,7 @@ impl RunArgs {
             repeat: self.repeat,
             schedule_text: self.schedule.clone(),
             record: self.record.clone(),
+            timeline: self.timeline.clone(),
             ..self.launch.options(compile)
         }
     }
@@ -465,6 +477,7 @@ pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
         }
         Cmd::Bench(a) => crate::bench::run(&a, compile),
         Cmd::Fuzz(a) => crate::fuzz::run(&a),
+        Cmd::Profile(a) => crate::profilecmd::run(&a, compile),
         Cmd::Check(a) => crate::checkcmd::run(&a),
         Cmd::Replay { file, engine } => replay(&file, engine),
         Cmd::Debug(a) => crate::debug::run(&a, compile),
@@ -630,6 +643,10 @@ fn run(a: RunArgs, compile: &lanejit::CompileConfig) -> Result<()> {
         return Ok(());
     }
     let mut opts = a.options(compile);
+    crate::runcmd::check_timeline(&opts, a.kernel.as_deref().map(Path::new))?;
+    if opts.timeline.is_some() && a.explore.is_some() {
+        bail!("--timeline records one launch, not an exploration (--explore)");
+    }
     let name = a.launch.kernel_name.as_deref();
     if a.explore.is_none() {
         opts.schedule = crate::runcmd::explore::plain_schedule(a.schedule.as_deref())?;

@@ -1,6 +1,6 @@
 //! lanejit's command-line tools, as a library: the `lanejit` binary's commands ([`cli`]), `run` and its
 //! buffer and image options ([`runcmd`], [`bufio`], [`imageio`]), `bench` ([`bench`](mod@bench), and [`bench_kernel`]
-//! for a user's kernel), the differential fuzzer ([`fuzz`]), the conformance case runner ([`cases`]), the static
+//! for a user's kernel), the differential fuzzer ([`fuzz`]), the conformance case runner ([`cases`]), `profile` ([`profilecmd`]), the static
 //! wait-hazard check ([`checkcmd`]) and the bundled example
 //! kernels ([`examples`]).
 //!
@@ -21,4 +21,6 @@ pub mod debug;
 pub mod examples;
 pub mod fuzz;
 pub mod imageio;
+pub mod profilecmd;
+pub mod progress;
 pub mod runcmd;

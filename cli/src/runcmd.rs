@@ -72,6 +72,8 @@ pub struct RunOptions {
     pub schedule_text: Option<String>,
     /// `--record FILE`: the launch is written there as a record file (`lanejit::record`).
     pub record: Option<PathBuf>,
+    /// `--timeline FILE`: the launch's timeline is written there (`lanejit::timeline`).
+    pub timeline: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -81,6 +83,7 @@ impl RunOptions {
         cfg.threads = if self.trace { Some(1) } else { self.threads };
         cfg.check = self.check;
         cfg.schedule = self.schedule;
+        cfg.timeline = self.timeline.clone();
         if let Some(b) = self.budget {
             cfg.budget = b;
         }
@@ -114,9 +117,9 @@ fn launch_recorded(
     cfg: &LaunchConfig,
     o: &RunOptions,
 ) -> Result<Result<LaunchStats, LaunchError>> {
-    let Some(path) = &o.record else { return Ok(launch_with(device, kernel, cfg, o.trace)) };
+    let Some(path) = &o.record else { return Ok(launch_with(device, kernel, cfg, o)) };
     let mut record = lanejit::record::Record::capture(device, kernel, cfg)?;
-    let result = launch_with(device, kernel, cfg, o.trace);
+    let result = launch_with(device, kernel, cfg, o);
     if matches!(result, Ok(_) | Err(LaunchError::Trap { .. })) {
         record.finish(device, &result)?;
         std::fs::write(path, record.to_json()).map_err(|e| anyhow!("--record {}: {e}", path.display()))?;
@@ -124,12 +127,22 @@ fn launch_recorded(
     Ok(result)
 }
 
-fn launch_with(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, trace: bool) -> Result<LaunchStats, LaunchError> {
-    if trace {
-        launch_traced(device, kernel, cfg, &mut PrintTracer { out: std::io::stdout() })
-    } else {
-        device.launch(kernel, cfg)
+/// Launches as `o` says: traced, or with a bar of the workgroups done on a terminal (`crate::progress`).
+fn launch_with(
+    device: &Device,
+    kernel: &Kernel,
+    cfg: &LaunchConfig,
+    o: &RunOptions,
+) -> Result<LaunchStats, LaunchError> {
+    if o.trace {
+        return launch_traced(device, kernel, cfg, &mut PrintTracer { out: std::io::stdout() });
     }
+    if !crate::progress::wanted(o.json) {
+        return device.launch(kernel, cfg);
+    }
+    let mut cfg = cfg.clone();
+    let _bar = crate::progress::LaunchBar::start(true, &mut cfg);
+    device.launch(kernel, &cfg)
 }
 
 fn stats_json(s: &LaunchStats) -> serde_json::Value {
@@ -138,6 +151,29 @@ fn stats_json(s: &LaunchStats) -> serde_json::Value {
         "lane_ops": s.lane_ops, "elapsed_s": s.elapsed.as_secs_f64(),
         "findings": lanejit::check::render_json(&s.findings),
     })
+}
+
+/// `--timeline FILE`, checked before anything is prepared: one plain launch (no `--trace`, `--repeat`,
+/// `--check` or `--schedule`), never the kernel file, and writable (exit code 2 otherwise).
+pub fn check_timeline(o: &RunOptions, kernel: Option<&Path>) -> Result<()> {
+    let Some(path) = &o.timeline else { return Ok(()) };
+    let refuse = |what: &str| anyhow!("--timeline records one plain launch: it does not go with {what}");
+    if o.trace {
+        return Err(refuse("--trace"));
+    }
+    if o.repeat > 1 {
+        return Err(refuse("--repeat"));
+    }
+    if !o.check.is_empty() {
+        return Err(refuse("--check"));
+    }
+    if o.schedule_text.is_some() {
+        return Err(refuse("--schedule"));
+    }
+    if let Some(k) = kernel.filter(|k| k.exists()) {
+        crate::cli::refuse_overwrite(path, &[k])?;
+    }
+    lanejit::timeline::check_path(path).map_err(|e| anyhow!("--timeline {e}"))
 }
 
 /// `--trace` prints what the engines run; a checking launch steps the interpreter itself, without the tracer.

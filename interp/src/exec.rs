@@ -47,7 +47,45 @@ pub fn run(
     max_steps: u64,
     tracer: Option<&mut (dyn Tracer + '_)>,
 ) -> Result<Stop, Trap> {
-    run_with(code, w, mem, env, max_steps, tracer, |_| {})
+    run_with(code, w, mem, env, max_steps, tracer, |_| {}, |_, _| {})
+}
+
+/// One instruction's figures in a profile (`run_profiled`): times a wave retired it, and the lanes active
+/// each time, summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InsnCount {
+    /// Times a wave retired the instruction.
+    pub count: u64,
+    /// Active lanes (EXEC's population) when it ran, summed over those times.
+    pub lanes: u64,
+}
+
+/// `run`, also adding each retired instruction to `counts[pc / 4]` (a trapping instruction is not retired, so
+/// not counted): the per-instruction profile, whose counts sum to the instructions retired and whose lanes
+/// sum to the lane-ops.
+pub fn run_profiled(
+    code: &Code,
+    w: &mut WaveState,
+    mem: &mut dyn Memory,
+    env: &WaveEnv,
+    max_steps: u64,
+    counts: &mut [InsnCount],
+) -> Result<Stop, Trap> {
+    run_with(
+        code,
+        w,
+        mem,
+        env,
+        max_steps,
+        None,
+        |_| {},
+        |pc, active| {
+            if let Some(c) = counts.get_mut((pc / 4) as usize) {
+                c.count += 1;
+                c.lanes += active;
+            }
+        },
+    )
 }
 
 /// `run`, also counting how often each instruction starts executing: `hits[pc / 4] += 1` (for the JIT's
@@ -60,13 +98,23 @@ pub fn run_counting(
     max_steps: u64,
     hits: &mut [u32],
 ) -> Result<Stop, Trap> {
-    run_with(code, w, mem, env, max_steps, None, |pc| {
-        if let Some(h) = hits.get_mut((pc / 4) as usize) {
-            *h = h.saturating_add(1);
-        }
-    })
+    run_with(
+        code,
+        w,
+        mem,
+        env,
+        max_steps,
+        None,
+        |pc| {
+            if let Some(h) = hits.get_mut((pc / 4) as usize) {
+                *h = h.saturating_add(1);
+            }
+        },
+        |_, _| {},
+    )
 }
 
+#[allow(clippy::too_many_arguments)] // the two hooks are what the callers differ in
 fn run_with(
     code: &Code,
     w: &mut WaveState,
@@ -75,6 +123,7 @@ fn run_with(
     max_steps: u64,
     mut tracer: Option<&mut (dyn Tracer + '_)>,
     mut on_pc: impl FnMut(u32),
+    mut on_retired: impl FnMut(u32, u64),
 ) -> Result<Stop, Trap> {
     // EXEC rarely changes between instructions: its population count is recomputed only when it does (a
     // software popcount on hosts built without POPCNT costs as much as a simple instruction's work).
@@ -90,6 +139,7 @@ fn run_with(
         let flow = step(&mut Ctx { w, mem, env, pc, len, code_len: code.len_bytes() }, insn)?;
         w.retired += 1;
         w.lane_ops += active;
+        on_retired(pc, active);
         w.pc = match flow {
             Flow::Next | Flow::Barrier => pc.wrapping_add(len),
             Flow::Jump(t) => t,

@@ -23,7 +23,7 @@ pub mod vfloat;
 pub mod vint;
 pub mod xlane;
 
-pub use exec::{run, run_counting, step, Code, Ctx, Flow, Stop, Tracer, WaveEnv};
+pub use exec::{run, run_counting, run_profiled, step, Code, Ctx, Flow, InsnCount, Stop, Tracer, WaveEnv};
 pub use lanejit_isa::LANES;
 pub use memory::{HostRegion, MemFault, Memory};
 pub use state::{lane_on, Lanes, WaveState, FULL_EXEC};

@@ -19,6 +19,7 @@ Plain Python ``int``/``float`` are refused: their width would be a guess.
 """
 
 import json
+import os
 
 import numpy as np
 
@@ -74,7 +75,8 @@ class Device(_native.Device):
         super().write(addr, data)
 
     def launch(self, kernel, grid=1, args=(), *, workgroup=None, engine="auto", budget=0, deadline=None,
-               threads=0, shared_bytes=None, private_bytes=None, cancel=None, check=None, schedule=None):
+               threads=0, shared_bytes=None, private_bytes=None, cancel=None, check=None, schedule=None,
+               timeline=None):
         """Runs ``kernel`` over ``grid`` workgroups (an int or up to three) and returns its ``Stats``; a trap
         raises ``Trap``, after the arrays were copied back (writes made before the trap stay). ``engine`` is
         "auto" (tiered: starts at once in the interpreter, hot blocks compiled in the background), "jit"
@@ -86,9 +88,13 @@ class Device(_native.Device):
         ``Trap``'s stats hold them too). ``schedule`` runs another legal interleaving of waves and workgroups,
         as ``lanejit run --schedule`` names it ("fixed", the default; "rr:K", "random:SEED", "pct:SEED,DEPTH",
         docs/schedules.md), simulated on one thread so that a seed gives the same results on every engine; one
-        that does not parse raises ``ValueError``."""
+        that does not parse raises ``ValueError``. ``timeline`` (a path) writes the launch's timeline there as
+        Chrome Trace Event JSON for Perfetto (docs/profiling.md); a path that cannot be written raises
+        ``Error`` before the launch."""
         options = self._options(grid, workgroup, engine, budget, deadline, threads, shared_bytes, private_bytes,
                                 cancel, check, schedule)
+        if timeline is not None:
+            options["timeline"] = os.fspath(timeline)
         return self._staged(args, lambda packed, staged: self.launch_packed(kernel, packed, staged, options))
 
     def explore(self, kernel, grid=1, args=(), *, schedules=100, policy="random", stop_at_first=True,

@@ -38,6 +38,8 @@ pub struct LaunchOptions {
     check: Option<String>,
     /// The schedule, as `lanejit run --schedule` takes it (None: fixed).
     schedule: Option<String>,
+    /// Where the launch's timeline goes (Chrome Trace Event JSON; None: no timeline).
+    timeline: Option<std::path::PathBuf>,
 }
 
 /// The value at `key` of `options`, or `default` when the key (or the dict) is missing; a value of the wrong
@@ -64,6 +66,7 @@ impl LaunchOptions {
             cancel: item(options, "cancel", None)?,
             check: item(options, "check", None)?,
             schedule: item(options, "schedule", None)?,
+            timeline: item(options, "timeline", None)?,
         })
     }
 
@@ -105,6 +108,7 @@ impl LaunchOptions {
             engine,
             threads: (self.threads != 0).then_some(self.threads),
             cancel: self.cancel.as_ref().map(|c| c.get().0.clone()),
+            timeline: self.timeline.clone(),
             ..defaults
         })
     }

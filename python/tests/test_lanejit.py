@@ -321,3 +321,32 @@ def test_checkers_report_a_missing_wait_and_a_buffer_nothing_wrote():
     assert dev.launch(k, args=[buf], check="all,buffers").findings[0]["check"] == "wait"
     with pytest.raises(lanejit.Error, match="track_uninit_memory"):
         lanejit.Device().launch(k, args=[buf], check="buffers")
+
+
+def test_timeline_is_trace_event_json_with_a_slice_per_wave(device, tmp_path):
+    """`timeline=PATH` writes Chrome Trace Event JSON that Python's json loads (docs/profiling.md)."""
+    import json
+
+    k = lanejit.assemble(VADD, "vadd.s")
+    n = 1000
+    a = np.arange(n, dtype=np.uint32)
+    c = np.zeros(n, dtype=np.uint32)
+    path = tmp_path / "vadd.json"
+    stats = device.launch(k, grid=(n + 63) // 64, args=[a, a, c, np.uint32(n)], engine="jit", threads=1,
+                          timeline=path)
+    doc = json.loads(path.read_text())
+    assert doc["displayTimeUnit"] == "ns"
+    events = doc["traceEvents"]
+    waves = [e for e in events if e["ph"] == "X" and e["cat"].startswith("wave")]
+    assert len(waves) == stats.waves
+    assert sum(1 for e in events if e["cat"] == "workgroup") == stats.workgroups
+    assert any(e["ph"] == "M" and e["name"] == "thread_name" for e in events)
+    assert (c == 2 * a).all()
+
+
+def test_an_unwritable_timeline_is_refused_before_the_launch(device, tmp_path):
+    k = lanejit.assemble(VADD, "vadd.s")
+    c = np.zeros(64, dtype=np.uint32)
+    with pytest.raises(lanejit.Error, match="timeline"):
+        device.launch(k, grid=1, args=[c, c, c, np.uint32(64)], timeline=tmp_path / "missing" / "t.json")
+    assert list(tmp_path.iterdir()) == []

@@ -152,7 +152,11 @@ impl Worker<'_, '_> {
     fn count_started(&mut self, first: u64, b: &Batch, running: bool) {
         let before = (b.wg - first) * self.cx.starts.len() as u64 + b.wave() as u64;
         self.started[1] += before + running as u64;
-        self.started[0] += b.wg - first + (running || b.wave() > 0) as u64;
+        let workgroups = b.wg - first + (running || b.wave() > 0) as u64;
+        self.started[0] += workgroups;
+        if let Some(p) = &self.cx.obs.progress {
+            p.add(workgroups);
+        }
     }
 
     /// Runs from the wave `b` names (set up in the wave state) until a wave ends and `b` gives no next one

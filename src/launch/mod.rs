@@ -11,11 +11,13 @@ use crate::{Device, Engine, Kernel};
 mod batch;
 mod checked;
 pub(crate) mod debugged;
+mod observe;
 mod policy;
 mod schedule;
 mod simulate;
 use lanejit_interp::{Stop, Tracer, Trap, TrapKind, WaveEnv, WaveState, LANES};
 use lanejit_jit::{StartFacts, WaveStart, WindowCache};
+pub use observe::LaunchProgress;
 pub use policy::{Schedule, MAX_OVERLAP, MAX_PCT_DEPTH, MAX_RR_SLICE};
 use rayon::prelude::*;
 /// The workgroup scheduler, public for the tools' differential fuzzer (`lanejit-cli`'s `fuzz::group`), which
@@ -82,6 +84,17 @@ pub struct LaunchConfig {
     /// The interleaving of waves and workgroups (`Schedule::Fixed`, the launch's own order, by default). Any
     /// other runs on the calling thread, whatever `threads` says, and gives the same results on every engine.
     pub schedule: Schedule,
+    /// Write the launch's timeline there, as Chrome Trace Event JSON for Perfetto or chrome://tracing
+    /// (`crate::timeline`). The file is created before the launch (a path that cannot be written is a
+    /// `LaunchError::Config`) and appears whole at the end, also after a trap. Only with the fixed schedule and
+    /// no checkers.
+    pub timeline: Option<std::path::PathBuf>,
+    /// Count every instruction each wave retires, with its active lanes: `LaunchStats::profile`
+    /// (`crate::profile`). The launch then runs in the interpreter, whatever `engine` says (the results are
+    /// the same). Only with the fixed schedule and no checkers.
+    pub profile: bool,
+    /// Counts the workgroups done while the launch runs, for a progress display on another thread.
+    pub progress: Option<LaunchProgress>,
 }
 
 /// Cancels running launches from another thread: every launch whose `LaunchConfig::cancel` is a clone of this
@@ -119,6 +132,9 @@ impl Default for LaunchConfig {
             cancel: None,
             check: crate::check::Checks::default(),
             schedule: Schedule::Fixed,
+            timeline: None,
+            profile: false,
+            progress: None,
         }
     }
 }
@@ -143,6 +159,8 @@ pub struct LaunchStats {
     pub elapsed: Duration,
     /// What the checkers of `LaunchConfig::check` found (empty without checks), each distinct problem once.
     pub findings: Vec<crate::check::Finding>,
+    /// With `LaunchConfig::profile`: the per-instruction counts, which sum to `retired` and `lane_ops`.
+    pub profile: Option<Box<crate::profile::Profile>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -197,6 +215,8 @@ struct LaunchCtx<'a> {
     /// Set once any workgroup traps; workgroups after the lowest trapping one stop early.
     trapped: AtomicBool,
     first_trap: Mutex<Option<(u64, Trap)>>,
+    /// The timeline, profile and progress count the configuration asks for.
+    obs: observe::Observers,
 }
 
 fn validate(k: &Kernel, c: &LaunchConfig) -> Result<([u32; 3], u32, u32), LaunchError> {
@@ -244,6 +264,8 @@ pub fn check_grid(grid: [u32; 3]) -> Result<u64, String> {
 
 /// Runs `kernel` over `cfg.grid` on `device` and waits for it (`Device::launch`).
 pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<LaunchStats, LaunchError> {
+    // The timeline's time zero is before the compilation a JIT launch waits for, which it shows.
+    let obs = observe::Observers::new(kernel, cfg, Instant::now())?;
     if !cfg.check.is_empty() {
         return checked::launch_checked(device, kernel, cfg);
     }
@@ -253,7 +275,7 @@ pub fn launch(device: &Device, kernel: &Kernel, cfg: &LaunchConfig) -> Result<La
     if cfg.engine == Engine::Jit {
         kernel.jit_ready().map_err(LaunchError::Compile)?;
     }
-    let cx = prepare(device, kernel, cfg)?;
+    let cx = prepare(device, kernel, cfg)?.observed(obs);
     if cfg.schedule != Schedule::Fixed {
         simulate::launch_simulated(&cx, cfg.schedule, None);
         return finish(cx);
@@ -305,6 +327,9 @@ fn run_workgroups(cx: &LaunchCtx, range: std::ops::Range<u64>) {
             note_trap(cx, i, t);
             return;
         }
+        if let Some(p) = &cx.obs.progress {
+            p.add(1);
+        }
     }
     // The counts not yet added may be what exceeds the budget: checked before the run is over.
     if let Some(last) = range.last() {
@@ -314,8 +339,9 @@ fn run_workgroups(cx: &LaunchCtx, range: std::ops::Range<u64>) {
     }
 }
 
-/// Runs a launch on one thread, printing every retired instruction through `tracer` (without the checkers:
-/// `cfg.check` is not looked at).
+/// Runs a launch on one thread, printing every retired instruction through `tracer` (without the checkers,
+/// the timeline, the profile or the progress count: `cfg.check`, `timeline`, `profile` and `progress` are not
+/// looked at).
 pub fn launch_traced(
     device: &Device,
     kernel: &Kernel,
@@ -379,10 +405,19 @@ fn prepare<'a>(device: &'a Device, kernel: &'a Kernel, cfg: &LaunchConfig) -> Re
         started: [AtomicU64::new(0), AtomicU64::new(0)],
         trapped: AtomicBool::new(false),
         first_trap: Mutex::new(None),
+        obs: observe::Observers::default(),
     })
 }
 
-fn finish(cx: LaunchCtx) -> Result<LaunchStats, LaunchError> {
+impl<'a> LaunchCtx<'a> {
+    /// The context recording what `obs` asks for (a timeline needs every wave to come back to the worker
+    /// between waves, so waves are not batched).
+    fn observed(self, obs: observe::Observers) -> Self {
+        LaunchCtx { batched: self.batched && obs.timeline.is_none(), obs, ..self }
+    }
+}
+
+fn finish(mut cx: LaunchCtx) -> Result<LaunchStats, LaunchError> {
     let stats = LaunchStats {
         retired: cx.retired.load(Relaxed),
         interpreted: cx.interpreted.load(Relaxed),
@@ -391,17 +426,23 @@ fn finish(cx: LaunchCtx) -> Result<LaunchStats, LaunchError> {
         waves: cx.started[1].load(Relaxed),
         elapsed: cx.start.elapsed(),
         findings: Vec::new(),
+        profile: None,
     };
-    match cx.first_trap.into_inner().unwrap() {
+    let result = match cx.first_trap.lock().unwrap().take() {
         Some((_, trap)) => Err(LaunchError::Trap { trap: Box::new(trap), stats }),
         None => Ok(stats),
-    }
+    };
+    let obs = std::mem::take(&mut cx.obs);
+    observe::finish(&cx, obs, result)
 }
 
 /// Keeps the trap of the lowest workgroup, so the report does not depend on thread timing.
 fn note_trap(cx: &LaunchCtx, wg_index: u64, t: Trap) {
     let mut first = cx.first_trap.lock().unwrap();
     if first.as_ref().is_none_or(|(i, _)| wg_index < *i) {
+        if let Some(r) = &cx.obs.timeline {
+            r.trap(&t, wg_index);
+        }
         *first = Some((wg_index, t));
     }
     cx.trapped.store(true, Relaxed);
@@ -440,6 +481,8 @@ struct Worker<'c, 'a> {
     last: ([u32; 3], u32, u32),
     /// A workgroup has been set up (the wave states hold the ABI's launch-wide values).
     set_up: bool,
+    /// This worker's part of the timeline, when the launch records one.
+    timeline: Option<crate::timeline::WorkerTimeline<'c>>,
 }
 
 /// Instructions a worker retires before it adds them to the launch's count and checks the budget and the
@@ -455,13 +498,17 @@ impl<'c, 'a> Worker<'c, 'a> {
             status: vec![WaveStatus::Running; n],
             shared: vec![0; cx.shared_bytes as usize + SHARED_RED_ZONE],
             private: vec![0; cx.private_bytes as usize * LANES * n],
-            runner: Runner::new(cx.kernel, cx.engine).chunked(),
+            runner: match cx.obs.profile {
+                Some(_) => Runner::new(cx.kernel, cx.engine).chunked().profiling(),
+                None => Runner::new(cx.kernel, cx.engine).chunked(),
+            },
             windows: WindowCache::default(),
             retired: 0,
             lane_ops: 0,
             started: [0, 0],
             last: ([0; 3], 0, 0),
             set_up: false,
+            timeline: cx.obs.timeline.as_ref().map(crate::timeline::WorkerTimeline::new),
         }
     }
 
@@ -507,6 +554,9 @@ impl<'c, 'a> Worker<'c, 'a> {
         mut tracer: Option<&mut dyn Tracer>,
     ) -> Result<(), Trap> {
         self.start_workgroup(wg_id);
+        if let Some(tl) = &mut self.timeline {
+            tl.workgroup_begin(wg_index);
+        }
         let cx = self.cx;
         let pstride = cx.private_bytes as usize * LANES;
         let with_ids = |mut t: Trap, wave: u32| {
@@ -526,6 +576,9 @@ impl<'c, 'a> Worker<'c, 'a> {
             } else {
                 wi
             };
+            if let Some(tl) = &mut self.timeline {
+                tl.stretch_begin(wi);
+            }
             loop {
                 let env = WaveEnv { wave_id: wi as u32, wg_id, ..cx.env };
                 let mut mem = WaveMemory::new(
@@ -536,7 +589,7 @@ impl<'c, 'a> Worker<'c, 'a> {
                     cx.private_bytes as u64,
                 );
                 let w = &mut self.waves[slot];
-                let (r0, l0) = (w.retired, w.lane_ops);
+                let (r0, l0, i0) = (w.retired, w.lane_ops, self.windows.interpreted);
                 let res = self.runner.run(
                     w,
                     &mut mem,
@@ -550,11 +603,18 @@ impl<'c, 'a> Worker<'c, 'a> {
                 self.lane_ops += w.lane_ops - l0;
                 let pc = w.pc;
                 self.last = (wg_id, wi as u32, pc);
+                if let Some(tl) = &mut self.timeline {
+                    tl.ran(w.retired - r0, self.windows.interpreted - i0);
+                }
                 let stop = match res.map_err(|t| with_ids(t, wi as u32))? {
                     Stop::End => Some(WaveStop::Ended),
                     Stop::Barrier => Some(WaveStop::AtBarrier(pc.wrapping_sub(4))),
                     Stop::Steps => None,
                 };
+                if let (Some(tl), Some(stop)) = (&mut self.timeline, stop) {
+                    let how = if stop == WaveStop::Ended { "end" } else { "barrier" };
+                    tl.stretch_end(how, pc, cx.retired.load(Relaxed) + self.retired);
+                }
                 if stop.is_none() || self.retired >= FLUSH_EVERY {
                     self.flush()?;
                     if preempted(cx, wg_index) {
@@ -569,6 +629,9 @@ impl<'c, 'a> Worker<'c, 'a> {
         self.status = status;
         self.started[0] += 1;
         self.started[1] += waves as u64;
+        if let Some(tl) = &mut self.timeline {
+            tl.workgroup_end(wg_id, if result.is_ok() { "done" } else { "stopped" });
+        }
         // A deadlock names the wave that waits at a different barrier (`schedule` sets it).
         result.map_err(|mut t| {
             t.workgroup = wg_id;
@@ -598,6 +661,12 @@ impl Drop for Worker<'_, '_> {
         self.cx.lane_ops.fetch_add(self.lane_ops, Relaxed);
         self.cx.started[0].fetch_add(self.started[0], Relaxed);
         self.cx.started[1].fetch_add(self.started[1], Relaxed);
+        if let Some(tl) = &mut self.timeline {
+            tl.finish();
+        }
+        if let (Some(counts), Some(profile)) = (self.runner.take_profile(), &self.cx.obs.profile) {
+            profile.lock().expect("profile").add(&counts);
+        }
     }
 }
 

@@ -9,7 +9,6 @@ use super::shrink::shrink;
 use super::watchdog::{exit_on_hang, OnHang, Watchdog};
 use lanejit::state_json::StateJson;
 use rayon::prelude::*;
-use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -199,6 +198,40 @@ pub fn shrink_case(f: &Finding, opts: &Options) -> Option<(GenProgram, StateJson
     Some((p, s, d))
 }
 
+/// The campaign's bar (`crate::progress`): programs of the total, or seconds of `--time`; hidden without
+/// `opts.progress` or a terminal.
+fn campaign_bar(opts: &Options, total: Option<u64>) -> indicatif::ProgressBar {
+    let show = opts.progress && crate::progress::wanted(false);
+    match (opts.time, total) {
+        (Some(t), _) => crate::progress::bar(
+            show,
+            t.as_secs().max(1),
+            "{spinner} fuzz {bar:30} {msg} [{elapsed_precise}, {eta} left]",
+        ),
+        (None, Some(n)) => crate::progress::bar(
+            show,
+            n,
+            "{spinner} fuzz {bar:30} {pos}/{len} programs, {msg} [{elapsed_precise}, {eta} left]",
+        ),
+        (None, None) => crate::progress::bar(show, 0, "{spinner} fuzz {pos} programs, {msg} [{elapsed_precise}]"),
+    }
+}
+
+/// Moves the campaign's bar on: programs (or seconds of `--time`), rate, divergences.
+fn show_progress(bar: &indicatif::ProgressBar, opts: &Options, sum: &Summary) {
+    let found = sum.findings.len();
+    match opts.time {
+        Some(_) => {
+            bar.set_position(sum.elapsed.as_secs());
+            bar.set_message(format!("{} programs, {:.0}/s, {found} divergences", sum.programs, sum.rate()));
+        }
+        None => {
+            bar.set_position(sum.programs);
+            bar.set_message(format!("{:.0}/s, {found} divergences", sum.rate()));
+        }
+    }
+}
+
 /// Runs a campaign on `opts.jobs` threads (default: every core).
 pub fn campaign(opts: &Options) -> Result<Summary, String> {
     if let Some(j) = opts.jobs.filter(|j| !(1..=lanejit::launch::MAX_THREADS).contains(j)) {
@@ -217,7 +250,7 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
     let mut sum = Summary::default();
     let batch = 64 * pool.current_num_threads() as u64;
     let mut next = 0u64;
-    let mut last_progress = Instant::now();
+    let bar = campaign_bar(opts, total);
     let dog = opts.hang_after.map(|limit| Watchdog::start(limit, opts.on_hang));
     loop {
         let end = total.map_or(next + batch, |t| t.min(next + batch));
@@ -258,16 +291,10 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
         if opts.stop_after.is_some_and(|n| sum.findings.len() >= n) {
             break;
         }
-        if opts.progress && last_progress.elapsed() >= Duration::from_millis(500) {
-            last_progress = Instant::now();
-            eprint!("\r[fuzz] {}   ", sum.line());
-            let _ = std::io::stderr().flush();
-        }
+        show_progress(&bar, opts, &sum);
     }
     sum.elapsed = t0.elapsed();
-    if opts.progress {
-        eprintln!();
-    }
+    bar.finish_and_clear();
     sum.findings.sort_by_key(|f| f.case.seed);
     sum.errors.sort_by_key(|e| e.0);
     // Shrink the first findings by seed, after the campaign, so that which ones are shrunk is deterministic.

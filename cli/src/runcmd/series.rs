@@ -46,7 +46,7 @@ pub fn run_series(device: &Device, kernel: &Kernel, cfg: &LaunchConfig, o: &RunO
     let whole = cfg.deadline;
     let mut cfg = cfg.clone();
     cfg.deadline = whole.map(|d| left(d, o));
-    let mut result = launch_with(device, kernel, &cfg, o.trace);
+    let mut result = launch_with(device, kernel, &cfg, o);
     let mut times = LaunchTimes::default();
     let mut launched = 1;
     let mut cut = None;
