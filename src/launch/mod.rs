@@ -614,7 +614,11 @@ impl<'c, 'a> Worker<'c, 'a> {
                 if let Some(tl) = &mut self.timeline {
                     tl.ran(w.retired - r0, self.windows.interpreted - i0);
                 }
-                let stop = match res.map_err(|t| with_ids(t, wi as u32))? {
+                let res = res.map_err(|t| with_ids(t, wi as u32));
+                if let (Some(tl), Err(t)) = (&mut self.timeline, &res) {
+                    tl.stretch_cut(t, pc);
+                }
+                let stop = match res? {
                     Stop::End => Some(WaveStop::Ended),
                     Stop::Barrier => Some(WaveStop::AtBarrier(pc.wrapping_sub(4))),
                     Stop::Steps => None,
@@ -624,8 +628,15 @@ impl<'c, 'a> Worker<'c, 'a> {
                     tl.stretch_end(how, pc, cx.retired.load(Relaxed) + self.retired);
                 }
                 if stop.is_none() || self.retired >= FLUSH_EVERY {
-                    self.flush()?;
+                    let limits = self.flush();
+                    if let (Some(tl), Err(t)) = (&mut self.timeline, &limits) {
+                        tl.stretch_cut(t, pc);
+                    }
+                    limits?;
                     if preempted(cx, wg_index) {
+                        if let Some(tl) = &mut self.timeline {
+                            tl.stretch_cut_preempted(pc);
+                        }
                         return Ok(WaveStop::Preempted);
                     }
                 }
