@@ -166,7 +166,8 @@ fn a_timeline_shows_compilations_barrier_waits_and_traps() {
 fn a_launch_cut_by_the_budget_is_not_labelled_a_trap() {
     let dir = scratch("budget");
     // One wave whose loop runs far past the budget: the budget cuts it in the middle of a stretch.
-    let source = ".kernel spin\n  u.li u5, 60000\nloop:\n  v.add.vu v4, v4, u5\n  u.add.i u5, u5, -1\n  b.nz u5, loop\n  end\n";
+    let source =
+        ".kernel spin\n  u.li u5, 60000\nloop:\n  v.add.vu v4, v4, u5\n  u.add.i u5, u5, -1\n  b.nz u5, loop\n  end\n";
     let kernel = Kernel::from_asm("spin.s", source).unwrap_or_else(|e| panic!("{e}"));
     for engine in ENGINES {
         let path = dir.join(format!("{engine:?}.json"));

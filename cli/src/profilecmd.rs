@@ -250,10 +250,11 @@ impl Report<'_> {
         );
         if let Some(bt) = &t.block_time {
             println!(
-                "  time per block: {} samples of the timed launch's workers in the kernel's code ({} readings, every {} µs)",
+                "  time per block: {} samples of the timed launch's workers in the kernel's code ({} readings, every {} µs){}",
                 bt.samples(),
                 bt.ticks,
-                lanejit::blocktime::SAMPLE_EVERY.as_micros()
+                lanejit::blocktime::SAMPLE_EVERY.as_micros(),
+                if bt.samples() < FEW_SAMPLES { ": too few for more than rough shares (a larger grid gives more)" } else { "" }
             );
         }
         self.print_blocks();
@@ -346,6 +347,9 @@ impl Report<'_> {
         }
     }
 }
+
+/// Below this many samples, the time shares are flagged as rough (a share's error is about its square root).
+const FEW_SAMPLES: u64 = 100;
 
 /// A share as a percentage in 7 columns, `-` when there is none.
 fn percent(share: Option<f64>) -> String {
