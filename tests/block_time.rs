@@ -11,6 +11,14 @@ use std::process::Command;
 
 const ENGINES: [Engine; 3] = [Engine::Interp, Engine::Jit, Engine::Auto];
 
+/// The tests of this file run one at a time: `sampling_costs_little_on_the_jit` measures the process's CPU time,
+/// which the others' threads would add to.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// `ex` assembled, its compiled code marking the blocks it enters when `marking`.
 fn assemble(ex: &examples::Example, marking: bool) -> Kernel {
     let mut config = CompileConfig::default();
@@ -53,6 +61,7 @@ fn timed_blocks(ex: &examples::Example, engine: Engine) -> (Vec<BlockRow>, u64) 
 
 #[test]
 fn shares_sum_to_one_and_the_hot_loop_block_leads_on_every_engine() {
+    let _alone = alone();
     let ex = examples::by_name("alu_loop").expect("alu_loop");
     // The loop's block: the one that branches back to itself, at the `loop:` label.
     let loop_start = assemble(ex, false).program.labels["loop"];
@@ -73,6 +82,7 @@ fn shares_sum_to_one_and_the_hot_loop_block_leads_on_every_engine() {
 
 #[test]
 fn code_that_marks_its_blocks_gives_the_same_results_on_every_engine() {
+    let _alone = alone();
     for ex in examples::all() {
         for engine in ENGINES {
             let what = format!("{} on {engine:?}", ex.name);
@@ -93,6 +103,7 @@ fn code_that_marks_its_blocks_gives_the_same_results_on_every_engine() {
 
 #[test]
 fn block_time_on_a_compiling_engine_needs_code_that_marks_its_blocks() {
+    let _alone = alone();
     let ex = examples::by_name("vadd").expect("vadd");
     for engine in [Engine::Jit, Engine::Auto] {
         let device = Device::new().expect("device");
@@ -112,6 +123,7 @@ fn block_time_on_a_compiling_engine_needs_code_that_marks_its_blocks() {
 
 #[test]
 fn the_profile_command_reports_each_blocks_share_of_time() {
+    let _alone = alone();
     let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_lanejit")).args(args).output().expect("lanejit starts");
     let out = run(&["profile", "alu_loop", "--engine", "jit", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -137,6 +149,7 @@ fn the_profile_command_reports_each_blocks_share_of_time() {
 /// gross cost fails.
 #[test]
 fn sampling_costs_little_on_the_jit() {
+    let _alone = alone();
     const ROUNDS: usize = 15;
     for name in ["alu_loop", "divergent", "xorshift"] {
         let ex = examples::by_name(name).expect("example");
