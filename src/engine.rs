@@ -6,7 +6,7 @@
 use crate::tier::HotBlocks;
 use crate::{Engine, Kernel};
 use lanejit_interp::{
-    run, run_counting, run_profiled, Code, InsnCount, Memory, Stop, Tracer, Trap, WaveEnv, WaveState,
+    run, run_counting, run_marked, run_profiled, Code, InsnCount, Memory, Stop, Tracer, Trap, WaveEnv, WaveState,
 };
 use lanejit_jit::WindowCache;
 use lanejit_jit::{CompiledKernel, NextWave};
@@ -131,8 +131,28 @@ impl<'k> Runner<'k> {
     /// memory must stay at the same host address while it is used). With `next`, a wave's end goes on with
     /// the next wave it gives (in compiled code or in the run loop; `env` follows), until it gives none;
     /// `max_steps` counts the instructions of all the waves.
+    /// When `windows.block_mark` is set (a profile samples it), the runs mark what they run there and the
+    /// mark is `MARK_IDLE` again when this returns.
     #[allow(clippy::too_many_arguments)]
     pub fn run(
+        &mut self,
+        w: &mut WaveState,
+        mem: &mut dyn Memory,
+        env: &mut WaveEnv,
+        max_steps: u64,
+        tracer: Option<&mut (dyn Tracer + '_)>,
+        windows: &mut WindowCache,
+        next: Option<&mut dyn NextWave>,
+    ) -> Result<Stop, Trap> {
+        let stop = self.run_engine(w, mem, env, max_steps, tracer, windows, next);
+        if let Some(mark) = &windows.block_mark {
+            mark.store(lanejit_jit::MARK_IDLE, std::sync::atomic::Ordering::Relaxed);
+        }
+        stop
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_engine(
         &mut self,
         w: &mut WaveState,
         mem: &mut dyn Memory,
@@ -180,10 +200,19 @@ impl<'k> Runner<'k> {
                 let hits = self.counts.next(&kernel.auto_tiering, code);
                 match &self.opt {
                     Some(ck) => lanejit_jit::run(&[ck], code, w, mem, env, steps, Some(hits), windows, next),
-                    None => interpreted(w, env, max_steps, windows, next, |w, env, n| {
-                        run_counting(code, w, mem, env, n, hits)
-                    }),
+                    None => match windows.block_mark.clone() {
+                        Some(mark) => interpreted(w, env, max_steps, windows, next, |w, env, n| {
+                            run_marked(code, w, mem, env, n, Some(&mut *hits), &mark)
+                        }),
+                        None => interpreted(w, env, max_steps, windows, next, |w, env, n| {
+                            run_counting(code, w, mem, env, n, hits)
+                        }),
+                    },
                 }
+            }
+            (_, None) if windows.block_mark.is_some() => {
+                let mark = windows.block_mark.clone().expect("checked");
+                interpreted(w, env, max_steps, windows, next, |w, env, n| run_marked(code, w, mem, env, n, None, &mark))
             }
             (_, mut tracer) => interpreted(w, env, max_steps, windows, next, |w, env, n| {
                 run(code, w, mem, env, n, tracer.as_deref_mut())

@@ -6,6 +6,7 @@
 
 use crate::memimage::{ByteDiff, MemoryImage};
 use crate::{Device, Kernel, LaunchConfig, LaunchError, LaunchStats, Schedule, TrapKind, MAX_PCT_DEPTH};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 /// Which schedules to try.
@@ -36,6 +37,34 @@ pub struct ExploreConfig {
     pub hang_budget: Option<u64>,
     /// Stop after the first difference (else every schedule runs and `differing` counts them all).
     pub stop_at_first: bool,
+    /// Counts schedules run and differing as the exploration goes, for a progress display on another thread.
+    pub progress: Option<ExploreProgress>,
+}
+
+/// How far an exploration has got, readable from another thread while it runs (`ExploreConfig::progress`).
+#[derive(Clone, Debug, Default)]
+pub struct ExploreProgress(std::sync::Arc<[std::sync::atomic::AtomicU64; 3]>);
+
+impl ExploreProgress {
+    /// Nothing run yet.
+    pub fn new() -> ExploreProgress {
+        ExploreProgress::default()
+    }
+    /// Schedules run so far (the fixed reference run not counted).
+    pub fn schedules_run(&self) -> u64 {
+        self.0[0].load(Relaxed)
+    }
+    /// Of those, the schedules whose outcome or memory differed from the fixed run.
+    pub fn differing(&self) -> u64 {
+        self.0[1].load(Relaxed)
+    }
+    /// Launches run to shrink the first difference (after the schedules).
+    pub fn shrink_runs(&self) -> u64 {
+        self.0[2].load(Relaxed)
+    }
+    fn add(&self, which: usize) {
+        self.0[which].fetch_add(1, Relaxed);
+    }
 }
 
 impl Default for ExploreConfig {
@@ -47,6 +76,7 @@ impl Default for ExploreConfig {
             shrink: true,
             hang_budget: None,
             stop_at_first: true,
+            progress: None,
         }
     }
 }
@@ -276,11 +306,18 @@ pub fn explore(
     while run < ex.schedules && !(ex.stop_at_first && first.is_some()) {
         let schedule = nth_schedule(ex, run, fixed.retired);
         let r = run_once(device, kernel, &LaunchConfig { schedule, ..cfg.clone() }, &before)?;
-        if differs(&fixed, &r) {
+        let differ = differs(&fixed, &r);
+        if differ {
             differing += 1;
             first = first.or(Some((run, schedule, r)));
         }
         run += 1;
+        if let Some(p) = &ex.progress {
+            if differ {
+                p.add(1);
+            }
+            p.add(0);
+        }
     }
     let explore_elapsed = started.elapsed();
     let first = match first {
@@ -331,6 +368,9 @@ fn shrink(
         let try_limit = |n: u32| -> Result<Option<(Schedule, Run)>, LaunchError> {
             let s = found.with_switches(Some(n));
             let r = run_once(device, kernel, &LaunchConfig { schedule: s, ..cfg.clone() }, before)?;
+            if let Some(p) = &ex.progress {
+                p.add(2);
+            }
             Ok(differs(fixed, &r).then_some((s, r)))
         };
         let (mut low, mut high) = (0u32, None);

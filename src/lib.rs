@@ -37,6 +37,7 @@
 
 pub mod arena;
 pub mod args;
+pub mod blocktime;
 pub mod check;
 pub mod code_cache;
 pub mod compile_log;

@@ -1,6 +1,7 @@
 //! The per-instruction profile of a launch (`LaunchConfig::profile`): how many times a wave retired each
 //! instruction and how many lanes were active on average, by block the share of the retired instructions,
-//! the tier that ran the block and the time spent compiling it.
+//! the tier that ran the block and the time spent compiling it, and, from the samples of a launch with
+//! `LaunchConfig::block_time` (`crate::blocktime`), its share of time (`add_block_time`).
 //!
 //! The counts come from the interpreter (`lanejit_interp::run_profiled`): a profiling launch runs every wave
 //! in the interpreter, whatever `LaunchConfig::engine` says, so its counts are exactly what the golden model
@@ -52,6 +53,25 @@ pub struct BlockRow {
     /// Milliseconds of compilation attributed to it: each compilation that included it, divided evenly among
     /// the blocks it compiled.
     pub compile_ms: f64,
+    /// Samples of a launch with `LaunchConfig::block_time` that found a worker in it (`add_block_time`), in
+    /// compiled code and in the interpreter.
+    pub samples: u64,
+    /// Of `samples`, those in the interpreter.
+    pub interpreted_samples: u64,
+    /// Its share of the launch's time spent in the kernel's code (0 to 1): its part of all the samples that
+    /// found a worker running the kernel. `None` without samples.
+    pub time_share: Option<f64>,
+}
+
+/// Fills in the blocks' time from a launch's samples (`LaunchStats::block_time`).
+pub fn add_block_time(rows: &mut [BlockRow], time: &crate::blocktime::BlockTime) {
+    let total = time.samples();
+    for r in rows {
+        let (compiled, interpreted) = time.in_range(r.start, r.end);
+        r.samples = compiled + interpreted;
+        r.interpreted_samples = interpreted;
+        r.time_share = (total > 0).then(|| r.samples as f64 / total as f64);
+    }
 }
 
 impl Profile {
@@ -121,7 +141,18 @@ impl Profile {
                 _ => "quick",
             };
             let compile_ms = compile_ms.get(&start).copied().unwrap_or(0.0);
-            BlockRow { start, end, count, share: count as f64 / total, tier, compile_ms }
+            let share = count as f64 / total;
+            BlockRow {
+                start,
+                end,
+                count,
+                share,
+                tier,
+                compile_ms,
+                samples: 0,
+                interpreted_samples: 0,
+                time_share: None,
+            }
         });
         rows.collect()
     }

@@ -13,7 +13,7 @@
 //! created before the launch (an unwritable path fails before anything runs), and renamed over the
 //! destination at the end, so nothing half-written is left.
 
-use lanejit_interp::Trap;
+use lanejit_interp::{Trap, TrapKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -145,21 +145,18 @@ impl Recorder {
         (before as u64).min(RESERVE)
     }
 
-    /// A trap, as an instant event on the track of the thread that saw it.
+    /// A trap, as an instant event on the track of the thread that saw it (`stopped: KIND`, category `stop`,
+    /// for a limit or a cancellation, which stop the launch from outside the kernel).
     pub(crate) fn trap(&self, t: &Trap, wg_index: u64) {
         let args = json!({
             "kind": t.kind.name(), "pc": format!("{:#x}", t.pc), "workgroup": t.workgroup, "wave": t.wave,
             "workgroup_index": wg_index, "message": t.to_string(),
         });
-        let ev = Event {
-            name: format!("trap: {}", t.kind.name()),
-            cat: "trap",
-            ph: "i",
-            ts: self.ns(Instant::now()),
-            dur: 0,
-            tid: worker_tid(),
-            args,
+        let (name, cat) = match stop_name(t) {
+            "trap" => (format!("trap: {}", t.kind.name()), "trap"),
+            _ => (format!("stopped: {}", t.kind.name()), "stop"),
         };
+        let ev = Event { name, cat, ph: "i", ts: self.ns(Instant::now()), dur: 0, tid: worker_tid(), args };
         self.events.lock().expect("timeline").push(ev);
     }
 
@@ -401,6 +398,12 @@ impl<'r> WorkerTimeline<'r> {
     /// The stretch ends: `how` the wave stopped (`end`, `barrier`, `trap`, `preempted`), `pc` where;
     /// `retired_so_far` is the launch's count for the counters.
     pub(crate) fn stretch_end(&mut self, how: &'static str, pc: u32, retired_so_far: u64) {
+        self.close_stretch(how, pc);
+        self.rec.sample(retired_so_far);
+    }
+
+    /// Ends the open stretch (if any) as `stretch_end` does, without sampling the counters.
+    fn close_stretch(&mut self, how: &'static str, pc: u32) {
         let now = Instant::now();
         let Some(s) = self.stretch.take() else { return };
         let engine = match (s.interpreted, s.retired) {
@@ -426,7 +429,6 @@ impl<'r> WorkerTimeline<'r> {
                 g.hidden += 1;
             }
         }
-        self.rec.sample(retired_so_far);
     }
 
     /// Closes the open barrier wait (a slice from its first arrival to `now`) and clears the arrivals.
@@ -440,11 +442,22 @@ impl<'r> WorkerTimeline<'r> {
         }
     }
 
+    /// The open stretch (if any) was cut by `t`: the kernel trapped, or a limit or a cancellation stopped it
+    /// (`stop_name`), with the wave at `pc`.
+    pub(crate) fn stretch_cut(&mut self, t: &Trap, pc: u32) {
+        self.close_stretch(stop_name(t), pc);
+    }
+
+    /// The open stretch was cut because a lower workgroup trapped (the launch stops), with the wave at `pc`.
+    pub(crate) fn stretch_cut_preempted(&mut self, pc: u32) {
+        self.close_stretch("preempted", pc);
+    }
+
     /// The workgroup ends (`outcome`: `done`, `trap`, `preempted`).
     pub(crate) fn workgroup_end(&mut self, wg_id: [u32; 3], outcome: &'static str) {
         if self.stretch.is_some() {
-            // A trap ended the stretch inside the engine.
-            self.stretch_end("trap", 0, 0);
+            // (The launch closes the stretches it cuts, `stretch_cut`: this is a stop it did not name.)
+            self.close_stretch("stopped", 0);
         }
         let now = Instant::now();
         self.close_barrier(now);
@@ -496,5 +509,16 @@ fn engine_cat(engine: &str) -> &'static str {
         "compiled" => "wave,compiled",
         "interpreter" => "wave,interpreter",
         _ => "wave,mixed",
+    }
+}
+
+/// How a trap stops a wave in the timeline: `trap` (the kernel's own), `budget`, `deadline` or `cancelled` (a
+/// limit or the host stopped the launch from outside the kernel).
+fn stop_name(t: &Trap) -> &'static str {
+    match t.kind {
+        TrapKind::BudgetExceeded => "budget",
+        TrapKind::DeadlineExceeded => "deadline",
+        TrapKind::Cancelled => "cancelled",
+        _ => "trap",
     }
 }

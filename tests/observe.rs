@@ -163,6 +163,33 @@ fn a_timeline_shows_compilations_barrier_waits_and_traps() {
 }
 
 #[test]
+fn a_launch_cut_by_the_budget_is_not_labelled_a_trap() {
+    let dir = scratch("budget");
+    // One wave whose loop runs far past the budget: the budget cuts it in the middle of a stretch.
+    let source =
+        ".kernel spin\n  u.li u5, 60000\nloop:\n  v.add.vu v4, v4, u5\n  u.add.i u5, u5, -1\n  b.nz u5, loop\n  end\n";
+    let kernel = Kernel::from_asm("spin.s", source).unwrap_or_else(|e| panic!("{e}"));
+    for engine in ENGINES {
+        let path = dir.join(format!("{engine:?}.json"));
+        let cfg = LaunchConfig { engine, budget: 50_000, timeline: Some(path.clone()), ..Default::default() };
+        let what = format!("spin on {engine:?}");
+        match Device::new().expect("device").launch(&kernel, &cfg) {
+            Err(LaunchError::Trap { trap, .. }) => assert_eq!(trap.kind.name(), "BudgetExceeded", "{what}"),
+            other => panic!("{what}: {other:?}"),
+        }
+        let doc = read_json(&path);
+        validate(&doc, &what);
+        let events = doc["traceEvents"].as_array().expect("events");
+        let stops: Vec<&Value> = events.iter().filter(|e| e["args"]["stop"].is_string()).collect();
+        assert_eq!(stops.len(), 1, "{what}: one stretch: {stops:?}");
+        assert_eq!(stops[0]["args"]["stop"], "budget", "{what}: the cut stretch says why");
+        assert!(events.iter().all(|e| e["cat"] != "trap"), "{what}: no trap event");
+        assert!(events.iter().any(|e| e["cat"] == "stop" && e["name"] == "stopped: BudgetExceeded"), "{what}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn large_launches_keep_their_timelines_bounded_and_say_so() {
     let dir = scratch("large");
     let mut truncated = 0;

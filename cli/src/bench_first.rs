@@ -356,12 +356,21 @@ fn engine_row(
 }
 
 /// One kernel on every engine: the interpreter first, whose first launch decides the series' length.
-fn measure_kernel(work: &Work, chosen: &[&'static str], compile: &CompileConfig, repeat: u32) -> Result<KernelRow> {
+/// `bar` shows the kernel and engine being measured and counts the engines done.
+fn measure_kernel(
+    work: &Work,
+    chosen: &[&'static str],
+    compile: &CompileConfig,
+    repeat: u32,
+    bar: &indicatif::ProgressBar,
+) -> Result<KernelRow> {
     let (mut rows, mut disagreements) = (Vec::<EngineRow>::new(), Vec::new());
     let mut reference: Option<(&'static str, FirstOutput)> = None;
     let (mut launches, mut last) = (repeat, None);
     for &name in chosen {
+        bar.set_message(format!("{} on {name}", work.name()));
         let s = measure_engine(work, name, compile, launches, name == "interp")?;
+        bar.inc(1);
         if name == "interp" {
             launches = launches.min(s.row.launches);
         }
@@ -418,11 +427,14 @@ pub fn measure_all(a: &FirstLaunchArgs, compile: &CompileConfig, mut each: impl 
     }
     warm_up(compile)?;
     let mut kernels = Vec::new();
+    let template = "{spinner} first launches {bar:30} {pos}/{len} kernel-engines, now {msg} [{elapsed_precise}]";
+    let bar = crate::progress::bar(crate::progress::wanted(a.json), (works.len() * chosen.len()) as u64, template);
     for w in &works {
-        let row = measure_kernel(w, &chosen, compile, repeat)?;
-        each(&row);
+        let row = measure_kernel(w, &chosen, compile, repeat, &bar)?;
+        bar.suspend(|| each(&row));
         kernels.push(row);
     }
+    bar.finish_and_clear();
     Ok(Report {
         size: a.size.clone(),
         repeat,

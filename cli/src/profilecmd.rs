@@ -50,6 +50,10 @@ pub fn run(a: &ProfileArgs, compile: &lanejit::CompileConfig) -> Result<()> {
         }
         Some(k) => Target::File(k.into()),
     };
+    // The timed launch samples each block's share of time: its kernel's compiled code marks the blocks it
+    // enters (a kernel of its own in the code cache: other launches' code is unchanged).
+    let compile =
+        &lanejit::CompileConfig { jit: lanejit_jit::JitOptions { mark_blocks: true, ..compile.jit }, ..*compile };
     let (kernel, source, source_name) = load(&target, &a.run, compile)?;
     let timed = launch(&target, &kernel, &o, false)?;
     let counted = launch(&target, &kernel, &RunOptions { timeline: None, ..o }, true)?;
@@ -133,6 +137,7 @@ fn launch(target: &Target, kernel: &Kernel, o: &RunOptions, counting: bool) -> R
         Target::File(_) => runcmd::prepare(&device, o, runcmd::parse_inputs(o)?)?.cfg,
     };
     cfg.profile = counting;
+    cfg.block_time = !counting;
     let _bar = crate::progress::LaunchBar::start(crate::progress::wanted(o.json), &mut cfg);
     match device.launch(kernel, &cfg) {
         Ok(stats) => Ok(Launched { stats, trap: None }),
@@ -163,7 +168,11 @@ impl Report<'_> {
     }
 
     fn blocks(&self) -> Vec<BlockRow> {
-        self.profile.block_rows(self.kernel, self.engine)
+        let mut rows = self.profile.block_rows(self.kernel, self.engine);
+        if let Some(t) = &self.timed.stats.block_time {
+            lanejit::profile::add_block_time(&mut rows, t);
+        }
+        rows
     }
 
     /// Per source line (1-based), the count and average active lanes of its instructions.
@@ -206,6 +215,9 @@ impl Report<'_> {
                 "timed_retired": self.timed.stats.retired, "timed_interpreted": self.timed.stats.interpreted,
                 "timed_elapsed_s": self.timed.stats.elapsed.as_secs_f64(),
                 "counting_elapsed_s": s.elapsed.as_secs_f64(),
+                "time_samples": self.timed.stats.block_time.as_ref().map(|t| t.samples()),
+                "sample_ticks": self.timed.stats.block_time.as_ref().map(|t| t.ticks),
+                "sample_every_us": lanejit::blocktime::SAMPLE_EVERY.as_micros() as u64,
             },
             "instructions": self.rows(),
             "blocks": self.blocks(),
@@ -236,6 +248,15 @@ impl Report<'_> {
             t.interpreted,
             s.elapsed.as_secs_f64() * 1e3
         );
+        if let Some(bt) = &t.block_time {
+            println!(
+                "  time per block: {} samples of the timed launch's workers in the kernel's code ({} readings, every {} µs){}",
+                bt.samples(),
+                bt.ticks,
+                lanejit::blocktime::SAMPLE_EVERY.as_micros(),
+                if bt.samples() < FEW_SAMPLES { ": too few for more than rough shares (a larger grid gives more)" } else { "" }
+            );
+        }
         self.print_blocks();
         let lines = self.lines();
         match source {
@@ -243,7 +264,9 @@ impl Report<'_> {
                 self.print_top(src, &lines, top);
                 println!("\nannotated source ({source_name}):");
                 println!("{}", LISTING_HEADER);
+                let heads = self.block_heads(|b| self.kernel.source_line(b.start));
                 for (i, text) in src.lines().enumerate() {
+                    heads.get(&(i as u32 + 1)).into_iter().flatten().for_each(|h| println!("{h}"));
                     let figures = lines.get(&(i as u32 + 1));
                     println!("{} │ {:>5}  {}", self.figures(figures), i + 1, text.trim_end());
                 }
@@ -253,24 +276,45 @@ impl Report<'_> {
     }
 
     fn print_blocks(&self) {
+        println!("\nblocks (time: share of the timed launch's samples, and of those in the interpreter; share of the");
+        println!("retired instructions; the tier that ran each at the end of the timed launch):");
         println!(
-            "\nblocks (share of the retired instructions; the tier that ran each at the end of the timed launch):"
-        );
-        println!(
-            "  {:>8} {:>8} {:>14} {:>7}  {:<6} {:>10}",
-            "start", "end", "instructions", "share", "tier", "compile ms"
+            "  {:>8} {:>8} {:>7} {:>7} {:>14} {:>7}  {:<6} {:>10}",
+            "start", "end", "time", "interp", "instructions", "share", "tier", "compile ms"
         );
         for b in self.blocks() {
             println!(
-                "  {:>#8x} {:>#8x} {:>14} {:>6.2}%  {:<6} {:>10.3}",
+                "  {:>#8x} {:>#8x} {} {} {:>14} {:>6.2}%  {:<6} {:>10.3}",
                 b.start,
                 b.end,
+                percent(b.time_share),
+                percent((b.samples > 0).then(|| b.interpreted_samples as f64 / b.samples as f64)),
                 b.count,
                 100.0 * b.share,
                 b.tier,
                 b.compile_ms
             );
         }
+    }
+
+    /// Per line (of the source, or pc of the disassembly, as `line_of` gives it), a marker line for each block
+    /// starting there: its range, share of time and of instructions, and tier.
+    fn block_heads(&self, line_of: impl Fn(&BlockRow) -> Option<u32>) -> std::collections::BTreeMap<u32, Vec<String>> {
+        let mut heads = std::collections::BTreeMap::<u32, Vec<String>>::new();
+        for b in self.blocks() {
+            let Some(line) = line_of(&b) else { continue };
+            let time = b.time_share.map_or(String::new(), |t| format!("{:.2}% of the time, ", 100.0 * t));
+            let text = format!(
+                "{:28} │        ┌ block {:#x}..{:#x}: {time}{:.2}% of the instructions, {}",
+                "",
+                b.start,
+                b.end,
+                100.0 * b.share,
+                b.tier
+            );
+            heads.entry(line).or_default().push(text);
+        }
+        heads
     }
 
     fn print_top(&self, src: &str, lines: &std::collections::BTreeMap<u32, LineFigures>, top: usize) {
@@ -286,7 +330,9 @@ impl Report<'_> {
     fn print_disassembly(&self) {
         println!("\nannotated disassembly:");
         println!("{}", LISTING_HEADER.replace(" line", "   pc"));
+        let heads = self.block_heads(|b| Some(b.start));
         for r in self.rows() {
+            heads.get(&r.pc).into_iter().flatten().for_each(|h| println!("{h}"));
             let f = LineFigures { count: r.count, lanes: r.active_lanes };
             println!("{} │ {:>#5x}  {}", self.figures(Some(&f)), r.pc, r.text);
         }
@@ -300,6 +346,14 @@ impl Report<'_> {
             None => " ".repeat(28),
         }
     }
+}
+
+/// Below this many samples, the time shares are flagged as rough (a share's error is about its square root).
+const FEW_SAMPLES: u64 = 100;
+
+/// A share as a percentage in 7 columns, `-` when there is none.
+fn percent(share: Option<f64>) -> String {
+    share.map_or(format!("{:>7}", "-"), |s| format!("{:>6.2}%", 100.0 * s))
 }
 
 /// The header of an annotated listing.

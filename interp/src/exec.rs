@@ -114,6 +114,38 @@ pub fn run_counting(
     )
 }
 
+/// `run`, storing `pc | MARK_INTERPRETED` in `mark` before each instruction (where a profile's sampling
+/// thread reads what the wave runs: `lanejit_jit::WindowCache::block_mark`), and counting block starts in
+/// `hits` as `run_counting` does when given.
+pub fn run_marked(
+    code: &Code,
+    w: &mut WaveState,
+    mem: &mut dyn Memory,
+    env: &WaveEnv,
+    max_steps: u64,
+    mut hits: Option<&mut [u32]>,
+    mark: &std::sync::atomic::AtomicU32,
+) -> Result<Stop, Trap> {
+    run_with(
+        code,
+        w,
+        mem,
+        env,
+        max_steps,
+        None,
+        |pc| {
+            mark.store(pc | MARK_INTERPRETED, std::sync::atomic::Ordering::Relaxed);
+            if let Some(h) = hits.as_deref_mut().and_then(|h| h.get_mut((pc / 4) as usize)) {
+                *h = h.saturating_add(1);
+            }
+        },
+        |_, _| {},
+    )
+}
+
+/// Set in a mark (`run_marked`) whose pc the interpreter runs (`lanejit_jit::MARK_INTERPRETED` is this).
+pub const MARK_INTERPRETED: u32 = 1 << 31;
+
 #[allow(clippy::too_many_arguments)] // the two hooks are what the callers differ in
 fn run_with(
     code: &Code,

@@ -23,7 +23,10 @@ pub mod vfloat;
 pub mod vint;
 pub mod xlane;
 
-pub use exec::{run, run_counting, run_profiled, step, Code, Ctx, Flow, InsnCount, Stop, Tracer, WaveEnv};
+pub use exec::{
+    run, run_counting, run_marked, run_profiled, step, Code, Ctx, Flow, InsnCount, Stop, Tracer, WaveEnv,
+    MARK_INTERPRETED,
+};
 pub use lanejit_isa::LANES;
 pub use memory::{HostRegion, MemFault, Memory};
 pub use state::{lane_on, Lanes, WaveState, FULL_EXEC};

@@ -84,6 +84,9 @@ pub struct JitCtx<'a> {
     pub discard_final: u8,
     /// The waves compiled code may start itself at a wave's end (`NextWave::plan`; an idle plan without one).
     pub plan: *mut crate::plan::WavePlan,
+    /// Where code compiled with `JitOptions::mark_blocks` stores the start of each block it enters (a sampling
+    /// thread reads it: `WindowCache::block_mark`). Never null: a local of the run loop when nobody samples.
+    pub block_mark: *mut u32,
     /// What the last helper returned: compiled code calls the helpers through trampolines that preserve every
     /// register and return nothing (`runtime::trampolines`), which leave the status here.
     pub helper_status: u32,
@@ -134,6 +137,7 @@ pub const CTX_ENV_OFFSET: i32 = offset_of!(JitCtx, env) as i32;
 pub const CTX_DISCARD_OFFSET: i32 = offset_of!(JitCtx, discard_final) as i32;
 pub const CTX_PLAN_OFFSET: i32 = offset_of!(JitCtx, plan) as i32;
 pub const CTX_ENDED_OFFSET: i32 = offset_of!(JitCtx, ended_retired) as i32;
+pub const CTX_MARK_OFFSET: i32 = offset_of!(JitCtx, block_mark) as i32;
 pub const CTX_STATUS_OFFSET: i32 = offset_of!(JitCtx, helper_status) as i32;
 
 /// The Rust helpers compiled code calls, each through its trampoline (the addresses of functions of the

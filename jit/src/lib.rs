@@ -20,7 +20,7 @@ pub mod runtime;
 pub use clear::registers_to_clear;
 pub use options::{JitOptions, OptLevel, RegAlloc, Report};
 pub use plan::{StartFacts, WavePlan, WaveStart};
-pub use runtime::mem::WindowCache;
+pub use runtime::mem::{WindowCache, MARK_IDLE, MARK_INTERPRETED};
 pub use runtime::{
     block_starts, compile, compile_blocks, compile_more, compile_quick, registers_named, registers_written, run,
     CompiledKernel, Exit, JitError, Lowering, NextWave, Steps, Tier,

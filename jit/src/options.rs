@@ -15,6 +15,10 @@ pub struct JitOptions {
     pub regalloc: RegAlloc,
     /// Diagnostics written to standard error while compiling.
     pub report: Report,
+    /// Every compiled block stores its start address on entry where a sampling thread can read it
+    /// (`WindowCache::block_mark`): how a profile measures each block's share of time. One store per block
+    /// entered, so off by default; code compiled without it is unchanged.
+    pub mark_blocks: bool,
 }
 
 /// Cranelift's optimisation level (its `opt_level` setting).

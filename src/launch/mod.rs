@@ -93,6 +93,10 @@ pub struct LaunchConfig {
     /// (`crate::profile`). The launch then runs in the interpreter, whatever `engine` says (the results are
     /// the same). Only with the fixed schedule and no checkers.
     pub profile: bool,
+    /// Sample what each worker runs, for each block's share of time: `LaunchStats::block_time`
+    /// (`crate::blocktime`). On the JIT and `auto`, the kernel must be compiled with
+    /// `JitOptions::mark_blocks`. Only with the fixed schedule and no checkers.
+    pub block_time: bool,
     /// Counts the workgroups done while the launch runs, for a progress display on another thread.
     pub progress: Option<LaunchProgress>,
 }
@@ -134,6 +138,7 @@ impl Default for LaunchConfig {
             schedule: Schedule::Fixed,
             timeline: None,
             profile: false,
+            block_time: false,
             progress: None,
         }
     }
@@ -161,6 +166,8 @@ pub struct LaunchStats {
     pub findings: Vec<crate::check::Finding>,
     /// With `LaunchConfig::profile`: the per-instruction counts, which sum to `retired` and `lane_ops`.
     pub profile: Option<Box<crate::profile::Profile>>,
+    /// With `LaunchConfig::block_time`: the samples of what the workers ran, per block.
+    pub block_time: Option<Box<crate::blocktime::BlockTime>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -427,6 +434,7 @@ fn finish(mut cx: LaunchCtx) -> Result<LaunchStats, LaunchError> {
         elapsed: cx.start.elapsed(),
         findings: Vec::new(),
         profile: None,
+        block_time: None,
     };
     let result = match cx.first_trap.lock().unwrap().take() {
         Some((_, trap)) => Err(LaunchError::Trap { trap: Box::new(trap), stats }),
@@ -502,7 +510,7 @@ impl<'c, 'a> Worker<'c, 'a> {
                 Some(_) => Runner::new(cx.kernel, cx.engine).chunked().profiling(),
                 None => Runner::new(cx.kernel, cx.engine).chunked(),
             },
-            windows: WindowCache::default(),
+            windows: WindowCache::marking(cx.obs.block_time.as_ref().map(|s| s.mark())),
             retired: 0,
             lane_ops: 0,
             started: [0, 0],
@@ -606,7 +614,11 @@ impl<'c, 'a> Worker<'c, 'a> {
                 if let Some(tl) = &mut self.timeline {
                     tl.ran(w.retired - r0, self.windows.interpreted - i0);
                 }
-                let stop = match res.map_err(|t| with_ids(t, wi as u32))? {
+                let res = res.map_err(|t| with_ids(t, wi as u32));
+                if let (Some(tl), Err(t)) = (&mut self.timeline, &res) {
+                    tl.stretch_cut(t, pc);
+                }
+                let stop = match res? {
                     Stop::End => Some(WaveStop::Ended),
                     Stop::Barrier => Some(WaveStop::AtBarrier(pc.wrapping_sub(4))),
                     Stop::Steps => None,
@@ -616,8 +628,15 @@ impl<'c, 'a> Worker<'c, 'a> {
                     tl.stretch_end(how, pc, cx.retired.load(Relaxed) + self.retired);
                 }
                 if stop.is_none() || self.retired >= FLUSH_EVERY {
-                    self.flush()?;
+                    let limits = self.flush();
+                    if let (Some(tl), Err(t)) = (&mut self.timeline, &limits) {
+                        tl.stretch_cut(t, pc);
+                    }
+                    limits?;
                     if preempted(cx, wg_index) {
+                        if let Some(tl) = &mut self.timeline {
+                            tl.stretch_cut_preempted(pc);
+                        }
                         return Ok(WaveStop::Preempted);
                     }
                 }

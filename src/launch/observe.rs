@@ -1,6 +1,7 @@
 //! What a launch records besides its results when asked: a timeline (`LaunchConfig::timeline`, see
 //! `crate::timeline`), a per-instruction profile (`LaunchConfig::profile`, see `crate::profile`) and the
-//! count of workgroups done (`LaunchConfig::progress`). None of them costs anything when off: the workers
+//! count of workgroups done (`LaunchConfig::progress`), samples of what each worker runs
+//! (`LaunchConfig::block_time`, see `crate::blocktime`). None of them costs anything when off: the workers
 //! look at an `Option` once per workgroup or engine call, never per instruction.
 
 use super::{LaunchConfig, LaunchCtx, LaunchError, LaunchStats, Schedule};
@@ -38,6 +39,7 @@ pub(super) struct Observers {
     pub(super) timeline: Option<Recorder>,
     pub(super) profile: Option<Mutex<Profile>>,
     pub(super) progress: Option<LaunchProgress>,
+    pub(super) block_time: Option<crate::blocktime::Sampler>,
 }
 
 impl Observers {
@@ -55,6 +57,13 @@ impl Observers {
         if cfg.profile && !plain {
             return Err(refuse("a profile"));
         }
+        if cfg.block_time && !plain {
+            return Err(refuse("block time"));
+        }
+        if cfg.block_time && cfg.engine != crate::Engine::Interp && !kernel.config().jit.mark_blocks {
+            let why = "block time on a compiling engine needs a kernel compiled with JitOptions::mark_blocks";
+            return Err(LaunchError::Config(ConfigError::Observer(why.into())));
+        }
         let timeline = match &cfg.timeline {
             Some(path) => Some(
                 Recorder::create(path, origin)
@@ -66,12 +75,13 @@ impl Observers {
             timeline,
             profile: cfg.profile.then(|| Mutex::new(Profile::new(kernel.code.words.len()))),
             progress: cfg.progress.clone(),
+            block_time: cfg.block_time.then(|| crate::blocktime::Sampler::start(kernel.code.words.len())),
         })
     }
 
     /// Nothing to record: the launch runs as fast as it can.
     pub(super) fn none(&self) -> bool {
-        self.timeline.is_none() && self.profile.is_none() && self.progress.is_none()
+        self.timeline.is_none() && self.profile.is_none() && self.progress.is_none() && self.block_time.is_none()
     }
 }
 
@@ -90,6 +100,13 @@ pub(super) fn finish(
         let profile = Some(Box::new(p.into_inner().expect("profile")));
         match &mut result {
             Ok(stats) | Err(LaunchError::Trap { stats, .. }) => stats.profile = profile,
+            Err(_) => {}
+        }
+    }
+    if let Some(sampler) = obs.block_time {
+        let samples = Some(Box::new(sampler.finish()));
+        match &mut result {
+            Ok(stats) | Err(LaunchError::Trap { stats, .. }) => stats.block_time = samples,
             Err(_) => {}
         }
     }

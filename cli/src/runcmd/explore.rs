@@ -70,6 +70,9 @@ fn explore_recorded(
     ex: &ExploreConfig,
     o: &RunOptions,
 ) -> Result<ExploreReport> {
+    let progress = lanejit::explore::ExploreProgress::new();
+    let ex = &ExploreConfig { progress: Some(progress.clone()), ..ex.clone() };
+    let _bar = explore_bar(crate::progress::wanted(o.json), ex.schedules, progress);
     let Some(path) = &o.record else { return Ok(explore(device, kernel, cfg, ex)?) };
     let before = MemoryImage::take(device).map_err(|e| anyhow!("{e}"))?;
     let report = explore(device, kernel, cfg, ex)?;
@@ -87,6 +90,19 @@ fn explore_recorded(
     std::fs::write(path, record.to_json()).map_err(|e| anyhow!("--record {}: {e}", path.display()))?;
     after.restore(device).map_err(|e| anyhow!("{e}"))?;
     Ok(report)
+}
+
+/// The exploration's bar: schedules run of those asked for, differences so far, the time left at the rate so
+/// far (the exploration stops earlier at a difference unless told to run them all), then the shrinking.
+fn explore_bar(show: bool, schedules: u32, p: lanejit::explore::ExploreProgress) -> crate::progress::Watch {
+    let template = "{spinner} explore {bar:30} {pos}/{len} schedules, {msg} [{elapsed_precise}, {eta} left]";
+    crate::progress::Watch::start(show, schedules as u64, template, move || {
+        let msg = match (p.differing(), p.shrink_runs()) {
+            (d, 0) => format!("{d} differing"),
+            (d, n) => format!("{d} differing, shrinking the first: {n} launches"),
+        };
+        (p.schedules_run(), msg)
+    })
 }
 
 /// `addr` as `buffer I + OFFSET` when it lies in a named buffer (the one at or below it).

@@ -33,6 +33,15 @@ impl Fx<'_> {
         self.b.ins().store(flags(), n, hits, start as i32);
     }
 
+    /// Code compiled to mark its blocks stores the block's start where a sampling thread reads it
+    /// (`JitCtx::block_mark`); other code emits nothing here.
+    pub fn mark_block_start(&mut self, start: u32) {
+        if let Some(mark) = self.mark {
+            let pc = self.b.ins().iconst(I32, start as i64);
+            self.b.ins().store(flags(), pc, mark, 0);
+        }
+    }
+
     /// Starts lowering `insn`: what an interpreter call runs, and nothing noted yet about how it runs.
     pub fn begin_insn(&mut self, insn: lanejit_isa::Insn) {
         self.current = Some(insn);

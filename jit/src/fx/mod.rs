@@ -57,6 +57,9 @@ pub struct Fx<'a> {
     tier: crate::abi::Tier,
     /// `JitCtx::hits`, loaded once at entry (quick code counts block starts there).
     hits: Option<Value>,
+    /// `JitCtx::block_mark`, loaded at each wave's start when the code marks the block it runs
+    /// (`JitOptions::mark_blocks`, for sampling each block's share of time).
+    mark: Option<Value>,
     /// Print the CLIF instruction count of every lowered instruction (`Report::insts`).
     report_insts: bool,
     /// The guest block being emitted branches to its own start: (that start, the Cranelift loop header). Its
@@ -188,6 +191,7 @@ impl<'a> Fx<'a> {
             slot_of: std::sync::Arc::from(Vec::new()),
             tier,
             hits: None,
+            mark: None,
             lowering: Default::default(),
             noted: false,
             report_insts: false,
@@ -240,6 +244,14 @@ impl<'a> Fx<'a> {
     /// The window-cache slot of the vector access at `pc` (`runtime::NO_SLOT` for other instructions).
     pub fn window_slot(&self, pc: u32) -> u32 {
         self.slot_of[(pc / 4) as usize]
+    }
+
+    /// Every block stores its start at `JitCtx::block_mark` on entry (`JitOptions::mark_blocks`). Called right
+    /// after `new`, in the wave's start block, which every guest block follows.
+    pub fn set_mark_blocks(&mut self, on: bool) {
+        if on {
+            self.mark = Some(self.b.ins().load(I64, flags(), self.ctx, crate::abi::CTX_MARK_OFFSET));
+        }
     }
 
     /// Print the CLIF instruction count of every lowered instruction.

@@ -279,6 +279,7 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     if fx.tier() == Tier::Quick {
         fx.count_block_start(block.start);
     }
+    fx.mark_block_start(block.start);
     let writes_lanes = block.ops.iter().any(|o| !matches!(o.insn, Insn::Uniform(_) | Insn::Ctrl(_) | Insn::Cmp(_)));
     for (s, range) in segments.iter().enumerate() {
         let next = (s + 1 < segments.len()).then(|| fx.b.create_block());

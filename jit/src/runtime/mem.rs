@@ -68,12 +68,28 @@ pub struct WindowCache {
     /// Instructions the interpreter executed in the `runtime::run` calls given this cache: statistics of how
     /// much of a run compiled code did not do itself.
     pub interpreted: u64,
+    /// Where the runs given this cache say what they are running, for a thread that samples it (a profile's
+    /// share of time per block): code compiled with `JitOptions::mark_blocks` stores each block's start on
+    /// entry, the run loop `pc | MARK_INTERPRETED` before each instruction it interprets. `None`: nobody
+    /// samples (compiled code that marks then writes to a local of the run loop).
+    pub block_mark: Option<std::sync::Arc<std::sync::atomic::AtomicU32>>,
 }
+
+/// A `WindowCache::block_mark` value: the worker runs none of the kernel's code (between runs, or idle).
+pub const MARK_IDLE: u32 = u32::MAX;
+/// Set in a `WindowCache::block_mark` value whose pc the interpreter is running (else compiled code runs the
+/// block starting at that pc).
+pub const MARK_INTERPRETED: u32 = lanejit_interp::MARK_INTERPRETED;
 
 /// Compiled codes a `WindowCache` keeps entries for.
 const CACHED_CODES: usize = 4;
 
 impl WindowCache {
+    /// An empty cache whose runs mark what they run in `block_mark` (see the field).
+    pub fn marking(block_mark: Option<std::sync::Arc<std::sync::atomic::AtomicU32>>) -> WindowCache {
+        WindowCache { block_mark, ..WindowCache::default() }
+    }
+
     /// The entries for `ck`: kept from earlier calls for the same code, else new (empty) ones.
     pub fn entries_for(&mut self, ck: &crate::CompiledKernel) -> &mut [Window] {
         match self.owners.iter().position(|(id, _)| *id == ck.id) {

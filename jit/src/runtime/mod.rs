@@ -536,6 +536,7 @@ fn define_function(
         fx.set_window_slots(slot_of.clone());
         fx.set_start_facts(start_facts.clone());
         fx.set_report_insts(opts.report.insts);
+        fx.set_mark_blocks(opts.mark_blocks);
         if !lazy {
             fx.disable_lazy_loads();
         }
@@ -651,6 +652,9 @@ pub fn run(
         });
         let Some((ck, entry)) = ck else {
             interpret_next = false;
+            if let Some(mark) = &cache.block_mark {
+                mark.store(w.pc | mem::MARK_INTERPRETED, std::sync::atomic::Ordering::Relaxed);
+            }
             if let Some(h) = hits.as_deref_mut().and_then(|h| h.get_mut((w.pc / 4) as usize)) {
                 *h = h.saturating_add(1);
             }
@@ -667,6 +671,8 @@ pub fn run(
         };
         let r0 = w.retired;
         let windows = cache.entries_for(ck).as_mut_ptr();
+        let mut unsampled_mark = mem::MARK_IDLE;
+        let block_mark = cache.block_mark.as_ref().map_or(&raw mut unsampled_mark, |m| m.as_ptr());
         let (status, trap, interpreted, ended) = with_hits(hits.as_deref_mut(), code.words.len(), |hits| {
             let discard_final = next.as_ref().is_some_and(|n| n.discards_registers()) as u8;
             let mut idle = WavePlan::idle();
@@ -688,6 +694,7 @@ pub fn run(
                 plan,
                 next: next.as_mut().map(|n| &mut **n as &mut dyn NextWave),
                 ended_retired: 0,
+                block_mark,
                 helper_status: 0,
             };
             // SAFETY: `w` and `cx` outlive the call; the compiled code only touches them through these pointers.
