@@ -50,6 +50,9 @@ pub struct Options {
     pub time: Option<Duration>,
     /// Exactly these program seeds (overrides `seed` and `count`).
     pub seeds: Option<Range<u64>>,
+    /// Number of this run's first program in the campaign (a shard's start; ignored with `seeds`): program k
+    /// of the run has seed `program_seed(seed, first + k)`.
+    pub first: u64,
     /// Worker threads (default: one per core).
     pub jobs: Option<usize>,
     /// Shrink the findings.
@@ -85,6 +88,7 @@ impl Default for Options {
             count: Some(1000),
             time: None,
             seeds: None,
+            first: 0,
             jobs: None,
             shrink: true,
             shrink_evals: 2000,
@@ -245,8 +249,8 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
         Some(r) => (Some(r.start), Some(r.end.saturating_sub(r.start))),
         None => (None, if opts.time.is_some() { opts.count } else { Some(opts.count.unwrap_or(1000)) }),
     };
-    let campaign_seed = opts.seed;
-    let seeds = move |k: u64| start.map_or_else(|| program_seed(campaign_seed, k), |s| s + k);
+    let (campaign_seed, first) = (opts.seed, opts.first);
+    let seeds = move |k: u64| start.map_or_else(|| program_seed(campaign_seed, first.wrapping_add(k)), |s| s + k);
     let mut sum = Summary::default();
     let batch = 64 * pool.current_num_threads() as u64;
     let mut next = 0u64;
