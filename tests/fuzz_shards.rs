@@ -180,3 +180,42 @@ fn a_lost_shard_is_a_finding_of_the_merge() {
     assert!(text(&o).contains("LOST shard 2/2, programs 4..8: worker died twice"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--corpus DIR`: a campaign writes the cases that reached new coverage (the same ones whatever `--jobs`); the
+/// same campaign run again from that corpus replays them first, starts from their coverage, and adds nothing;
+/// the entries replay with `fuzz --replay`; an entry that does not assemble is bad input.
+#[test]
+fn a_corpus_keeps_new_coverage_for_the_next_campaign() {
+    let dir = temp("corpus");
+    let campaign = |corpus: &Path, jobs: &str| {
+        let args = ["fuzz", "--seed", "11", "--count", "30", "--size", "8", "--states", "2", "--json", "--jobs", jobs];
+        let o = lanejit(&[&args[..], &["--corpus", corpus.to_str().unwrap()]].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        r["corpus"].clone()
+    };
+    let listing = |d: &Path| {
+        let mut v: Vec<String> =
+            std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        v.sort();
+        v
+    };
+    let (one, two) = (dir.join("one"), dir.join("two"));
+    let first = campaign(&one, "1");
+    let added = first["added"].as_u64().unwrap();
+    assert!(added > 0 && first["replayed"] == 0, "{first}");
+    assert_eq!(listing(&one).len() as u64, 2 * added, "a .s and a .json per entry");
+    assert_eq!(campaign(&two, "2"), first, "which cases are kept does not depend on --jobs");
+    assert_eq!(listing(&one), listing(&two));
+
+    let again = campaign(&one, "2");
+    assert_eq!(again, serde_json::json!({ "replayed": added, "added": 0, "divergent": [] }));
+    let replay = lanejit(&["fuzz", "--replay", one.to_str().unwrap()]);
+    assert_eq!(replay.status.code(), Some(0), "{}", text(&replay));
+    assert!(text(&replay).contains(&format!("replayed={added} divergences=0")), "{}", text(&replay));
+
+    std::fs::write(one.join("broken.s"), "v.nosuch v1\n").unwrap();
+    std::fs::write(one.join("broken.json"), "{}").unwrap();
+    bad(&["fuzz", "--count", "1", "--corpus", one.to_str().unwrap()], "broken.s");
+    let _ = std::fs::remove_dir_all(&dir);
+}

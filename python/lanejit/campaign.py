@@ -207,7 +207,7 @@ def parse_args(argv):
     ap.add_argument("--programs", type=int, required=True, help="programs in the campaign (lanejit fuzz --count)")
     ap.add_argument("--address", help="join this Ray cluster (auto, ray://host:10001); default: start Ray here")
     ap.add_argument("--out", default="fuzz-campaign", help="where reports and reproducers go (default fuzz-campaign)")
-    ap.add_argument("--shards", type=int, help="shards (default: 4 per CPU of the cluster, at most --programs)")
+    ap.add_argument("--shards", type=int, help="shards (default: 4 per CPU of the cluster, or more so that each has at most 1,000 programs)")
     ap.add_argument("--seed", type=int, default=0, help="the campaign seed (lanejit fuzz --seed)")
     ap.add_argument("--size", type=int, help="lanejit fuzz --size (default: lanejit's)")
     ap.add_argument("--states", type=int, help="lanejit fuzz --states (default: lanejit's)")
@@ -250,7 +250,9 @@ def main(argv=None):
         ray.init(num_cpus=a.num_cpus, include_dashboard=False, logging_level="warning")
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        n = a.shards or max(1, min(a.programs, 4 * cpus // a.jobs_per_shard))
+        # At least 4 shards per CPU (an even finish), and at most about 1,000 programs each (frequent progress,
+        # and little lost with a shard).
+        n = a.shards or min(a.programs, max(4 * cpus // a.jobs_per_shard, -(-a.programs // 1000), 1))
         print(f"campaign: {a.programs} programs in {n} shards on {cpus} CPUs", file=sys.stderr)
         reports, retried = run_campaign(ray, lanejit, a, n)
     finally:

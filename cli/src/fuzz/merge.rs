@@ -111,7 +111,11 @@ pub fn merge(inputs: Vec<(PathBuf, Report)>) -> Result<Report> {
     let campaign = inputs[0].1.campaign.clone();
     let (mut parts, mut coverage, mut divs, mut errors) = (Vec::new(), inputs[0].1.coverage.clone(), vec![], vec![]);
     let (mut programs, mut cases, mut elapsed) = (0, 0, 0.0);
+    let mut corpus: Option<super::report::CorpusJson> = None;
     for (i, (_, r)) in inputs.into_iter().enumerate() {
+        if let Some(c) = &r.corpus {
+            corpus.get_or_insert_with(Default::default).merge(c);
+        }
         if i > 0 {
             coverage.merge(&r.coverage);
         }
@@ -122,7 +126,9 @@ pub fn merge(inputs: Vec<(PathBuf, Report)>) -> Result<Report> {
         divs.extend(r.divergences);
         errors.extend(r.harness_errors);
     }
-    Ok(Report::assemble(campaign, parts, (programs, cases, elapsed), coverage, divs, errors))
+    let mut merged = Report::assemble(campaign, parts, (programs, cases, elapsed), coverage, divs, errors);
+    merged.corpus = corpus;
+    Ok(merged)
 }
 
 /// Prints what a report found on standard error: each signature with its reproducers, each lost part with the
@@ -139,6 +145,9 @@ pub fn print_findings(r: &Report) {
             eprintln!("  reproducer: {p} (its record: the same name ending .record.json)");
         }
     }
+    for d in r.corpus.iter().flat_map(|c| &c.divergent) {
+        eprintln!("DIVERGENCE corpus entry {d}");
+    }
     for e in &r.harness_errors {
         eprintln!("HARNESS ERROR seed {:#x}: {}", e.seed, e.error);
     }
@@ -154,11 +163,12 @@ pub fn print_findings(r: &Report) {
 
 /// The failure a report stands for (divergences, harness errors, lost parts), if any: exit code 1.
 pub fn verdict(r: &Report) -> Result<()> {
-    if r.divergences.is_empty() && r.harness_errors.is_empty() && r.lost.is_empty() {
+    let corpus = r.corpus.as_ref().map_or(0, |c| c.divergent.len());
+    if r.divergences.is_empty() && r.harness_errors.is_empty() && r.lost.is_empty() && corpus == 0 {
         return Ok(());
     }
     Err(Failed(format!(
-        "{} divergences ({} signatures), {} harness errors, {} lost parts",
+        "{} divergences ({} signatures), {} harness errors, {} lost parts, {corpus} divergent corpus entries",
         r.divergences.len(),
         r.signatures.len(),
         r.harness_errors.len(),

@@ -88,6 +88,11 @@ pub struct FuzzArgs {
     /// reports. Needs the campaign's size: --count (default 1000) or --seed-range, so not --time alone.
     #[arg(long, value_parser = shard::parse_shard)]
     pub shard: Option<shard::Shard>,
+    /// A corpus directory: its entries (`.s` + `.json`, as --out's reproducers) are replayed first and their
+    /// coverage seeds the campaign's; every case that reaches coverage (a mnemonic with an EXEC class, or a
+    /// trap) no earlier case reached is written into it (created when missing), for later campaigns.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
     /// With --shard: run nothing, print the JSON report of that shard as lost for REASON (a campaign driver's
     /// record of a shard whose worker died twice; merging it makes the campaign fail, naming the shard).
     #[arg(long, requires = "shard", value_name = "REASON")]
@@ -288,6 +293,13 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
+    let corpus = match &a.corpus {
+        Some(dir) => Some(corpus::replay_corpus(dir, &a.ignore).map_err(|e| anyhow!(e))?),
+        None => None,
+    };
+    for d in corpus.iter().flat_map(|c| &c.divergent) {
+        eprintln!("DIVERGENCE corpus entry {d}");
+    }
     let (seeds, first, count) = match (&a.seed_range, &planned) {
         (Some(_), Some(p)) => (Some(p.clone()), 0, None),
         (None, Some(p)) => (None, p.start, Some(p.end - p.start)),
@@ -306,9 +318,19 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         stop_after: a.stop_after,
         gen: GenConfig { max_len: a.size, states: a.states, group_pct: a.groups },
         hang_after: Some(Duration::from_secs_f64(a.hang_after)),
+        corpus_known: corpus.as_ref().map(|c| c.known.clone()),
         ..Options::default()
     };
     let sum = campaign(&opts).map_err(|e| anyhow!(e))?;
+    let corpus_json = match (&a.corpus, corpus) {
+        (Some(dir), Some(c)) => {
+            let added = corpus::write_entries(dir, &sum.new_coverage).map_err(|e| anyhow!(e))?;
+            eprintln!("corpus {}: {} entries replayed, {added} added", dir.display(), c.entries);
+            Some(report::CorpusJson { replayed: c.entries, added, divergent: c.divergent })
+        }
+        _ => None,
+    };
+    let corpus_bad = corpus_json.as_ref().map_or(0, |c| c.divergent.len());
     let found = report::write_findings(&sum, &a.out, &a.ignore);
     for (s, e) in &sum.errors {
         eprintln!("HARNESS ERROR seed {s:#x}: {e}");
@@ -320,13 +342,19 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         let start = planned.as_ref().map_or(0, |p| p.start);
         let plan = planned.as_ref().map_or((0, sum.programs), |p| (p.start, p.end));
         let part = report::Part { shard: a.shard, planned: plan, ran: (start, start + sum.programs), lost: None };
-        let report = report::Report::of_run(settings, part, &sum, found);
+        let mut report = report::Report::of_run(settings, part, &sum, found);
+        report.corpus = corpus_json;
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!("{}", sum.line());
     }
-    if !sum.findings.is_empty() || !sum.errors.is_empty() {
-        return Err(Failed(format!("{} divergences, {} harness errors", sum.findings.len(), sum.errors.len())).into());
+    if !sum.findings.is_empty() || !sum.errors.is_empty() || corpus_bad > 0 {
+        return Err(Failed(format!(
+            "{} divergences, {} harness errors, {corpus_bad} divergent corpus entries",
+            sum.findings.len(),
+            sum.errors.len()
+        ))
+        .into());
     }
     Ok(())
 }

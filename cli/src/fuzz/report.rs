@@ -219,6 +219,29 @@ pub struct Report {
     pub harness_errors: Vec<HarnessError>,
     /// Parts lost (their worker died twice), with the command that runs them again.
     pub lost: Vec<LostPart>,
+    /// What the runs did with a corpus (`--corpus`), summed over the parts that had one.
+    pub corpus: Option<CorpusJson>,
+}
+
+/// A run's corpus (`lanejit fuzz --corpus DIR`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusJson {
+    /// Entries replayed before the campaign (their coverage is not in the report's).
+    pub replayed: u64,
+    /// Cases of the campaign that reached new coverage, written to the corpus.
+    pub added: u64,
+    /// Entries on which an engine diverges from the interpreter: each a finding (exit 1).
+    pub divergent: Vec<String>,
+}
+
+impl CorpusJson {
+    /// Adds another run's.
+    pub fn merge(&mut self, o: &CorpusJson) {
+        self.replayed += o.replayed;
+        self.added += o.added;
+        self.divergent.extend(o.divergent.iter().cloned());
+    }
 }
 
 /// A part that never ran: reported as a finding so that a campaign never silently drops programs.
@@ -356,6 +379,7 @@ impl Report {
             harness_errors,
             lost,
             campaign,
+            corpus: None,
         }
     }
 
