@@ -140,11 +140,19 @@ def write_lost(lanejit, a, out, k, n, reason):
     cmd = shard_command(lanejit, a, k, n) + ["--report-lost", reason]
     p = subprocess.run(cmd, capture_output=True, check=False)
     if p.returncode != 0:
-        raise SystemExit(f"lanejit.campaign: could not record lost shard {k}/{n}: {p.stderr.decode()}")
+        print(f"lanejit.campaign: could not record lost shard {k}/{n}: {p.stderr.decode()}", file=sys.stderr)
+        raise SystemExit(2)
     path = os.path.join(out, f"shard-{k:04}-of-{n:04}.lost.json")
     with open(path, "wb") as f:
         f.write(p.stdout)
     return path
+
+
+def check_settings(lanejit, a):
+    """Has lanejit check the campaign's settings (without running anything: ``--report-lost`` of a 1-shard
+    split), so that bad ones are refused before Ray starts; the error, or None."""
+    p = subprocess.run(shard_command(lanejit, a, 1, 1) + ["--report-lost", "settings check"], capture_output=True)
+    return None if p.returncode == 0 else p.stderr.decode(errors="replace").strip()
 
 
 def run_campaign(ray, lanejit, a, n):
@@ -171,7 +179,8 @@ def run_campaign(ray, lanejit, a, n):
             result = {"failed": f"the Ray worker failed: {type(e).__name__}: {str(e).splitlines()[0][:300]}"}
         if "bad_input" in result:
             progress.end()
-            raise SystemExit(f"lanejit.campaign: shard {k}/{n}: {result['bad_input']}")
+            print(f"lanejit.campaign: shard {k}/{n}: {result['bad_input']}", file=sys.stderr)
+            raise SystemExit(2)
         if "failed" in result and attempts[k] < ATTEMPTS:
             progress.retried += 1
             print(f"\nshard {k}/{n} failed ({result['failed']}): retrying", file=sys.stderr)
@@ -236,6 +245,10 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     lanejit = os.path.abspath(lanejit)
+    bad = check_settings(lanejit, a)
+    if bad:
+        print(f"lanejit.campaign: {bad}", file=sys.stderr)
+        return 2
     try:
         import ray
     except ImportError:

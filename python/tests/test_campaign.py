@@ -75,7 +75,9 @@ def test_the_module_imports_without_ray():
 
 def test_bad_arguments_exit_2(tmp_path):
     for args, wanted in [(["--programs", "0"], "at least 1"), (["--programs", "4", "--shards", "5"], "--shards"),
-                         (["--programs", "4", "--lanejit", "/missing/lanejit"], "/missing/lanejit")]:
+                         (["--programs", "4", "--lanejit", "/missing/lanejit"], "/missing/lanejit"),
+                         (["--programs", "4", "--size", "1", "--lanejit", lanejit_bin()], "MAX_FUZZ_SIZE"),
+                         (["--programs", "4", "--ignore", "nosuch", "--lanejit", lanejit_bin()], "nosuch")]:
         p = subprocess.run([sys.executable, "-m", "lanejit.campaign", "--out", str(tmp_path), *args],
                            capture_output=True, text=True)
         assert p.returncode == 2 and wanted in p.stderr, (args, p.stderr)

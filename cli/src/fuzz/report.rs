@@ -346,7 +346,7 @@ impl Report {
         mut harness_errors: Vec<HarnessError>,
     ) -> Report {
         parts.sort_by_key(|p| p.planned);
-        divergences.sort_by(|a, b| (a.seed, a.state).cmp(&(b.seed, b.state)));
+        divergences.sort_by_key(|d| (d.seed, d.state));
         harness_errors.sort_by_key(|e| e.seed);
         let lost: Vec<LostPart> = parts
             .iter()
