@@ -200,8 +200,27 @@ def run_campaign(ray, lanejit, a, n):
     return sorted(reports), progress.retried
 
 
+# Reports per `lanejit fuzz merge` call: a campaign of many shards is merged in groups, then the groups' merges
+# (merged reports merge again), which keeps each command line far below the system's argument limit.
+MERGE_GROUP = 500
+
+
 def merge(lanejit, reports, out):
     """``lanejit fuzz merge --json`` of the shards' reports into ``out/merged.json``: the merge's exit code."""
+    level = 0
+    while len(reports) > MERGE_GROUP:
+        groups = [reports[i:i + MERGE_GROUP] for i in range(0, len(reports), MERGE_GROUP)]
+        reports = []
+        for i, group in enumerate(groups):
+            p = subprocess.run([lanejit, "fuzz", "merge", "--json", *group], capture_output=True)
+            if p.returncode == 2:
+                sys.stderr.write(p.stderr.decode(errors="replace"))
+                return 2
+            path = os.path.join(out, f"merge-{level}-{i:04}.json")
+            with open(path, "wb") as f:
+                f.write(p.stdout)
+            reports.append(path)
+        level += 1
     p = subprocess.run([lanejit, "fuzz", "merge", "--json", *reports], capture_output=True)
     sys.stderr.write(p.stderr.decode(errors="replace"))
     if p.returncode == 2:

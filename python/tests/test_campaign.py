@@ -62,7 +62,7 @@ def shards_one_by_one(tmp):
         reports.append(str(path))
     m = subprocess.run([lanejit_bin(), "fuzz", "merge", "--json", *reports], capture_output=True)
     assert m.returncode == 0, m.stderr.decode()
-    return json.loads(m.stdout)
+    return json.loads(m.stdout), reports
 
 
 def test_the_module_imports_without_ray():
@@ -83,7 +83,7 @@ def test_bad_arguments_exit_2(tmp_path):
         assert p.returncode == 2 and wanted in p.stderr, (args, p.stderr)
 
 
-def test_the_merged_report_equals_the_shards_run_one_by_one_also_after_a_retry(tmp_path):
+def test_the_merged_report_equals_the_shards_run_one_by_one_also_after_a_retry(tmp_path, monkeypatch):
     # Shard 2's worker dies on its first attempt: the retry runs it, and nothing of it is lost.
     p = driver(tmp_path / "ray", crash="2:1")
     assert p.returncode == 0, p.stderr
@@ -91,9 +91,16 @@ def test_the_merged_report_equals_the_shards_run_one_by_one_also_after_a_retry(t
     assert f"campaign: {SHARDS}/{SHARDS} shards, {PROGRAMS} programs" in p.stderr, p.stderr
     merged = json.loads((tmp_path / "ray" / "merged.json").read_text())
     assert json.loads((tmp_path / "ray" / "driver.json").read_text())["retried"] == 1
-    want = shards_one_by_one(tmp_path)
+    want, reports = shards_one_by_one(tmp_path)
     assert merged["programs"] == PROGRAMS and merged["complete"] and not merged["lost"]
     assert comparable(merged) == comparable(want)
+    # Merged in groups (as a campaign of thousands of shards is): the same report.
+    from lanejit import campaign
+    monkeypatch.setattr(campaign, "MERGE_GROUP", 3)
+    (tmp_path / "grouped").mkdir()
+    assert campaign.merge(lanejit_bin(), reports, str(tmp_path / "grouped")) == 0
+    assert (tmp_path / "grouped" / "merge-0-0001.json").exists()
+    assert comparable(json.loads((tmp_path / "grouped" / "merged.json").read_text())) == comparable(want)
 
 
 def test_a_shard_whose_worker_dies_twice_is_reported_lost(tmp_path):
@@ -106,3 +113,19 @@ def test_a_shard_whose_worker_dies_twice_is_reported_lost(tmp_path):
     assert merged["not_run"] == [[20, 30]] and not merged["complete"]
     assert merged["programs"] == PROGRAMS - 10
     assert "LOST shard 3/4, programs 20..30" in p.stderr, p.stderr
+
+
+def test_a_child_killed_by_a_signal_is_retried_then_reported_lost(tmp_path):
+    # A lanejit that crashes (SIGSEGV, as an engine bug in compiled code would) whenever it runs shard 2 of 4;
+    # recording the shard as lost (--report-lost) and the merge still work.
+    wrapper = tmp_path / "lanejit"
+    wrapper.write_text("#!/bin/sh\n"
+                       'case "$*" in *--report-lost*) ;; *"--shard 2/4 "*) kill -SEGV $$ ;; esac\n'
+                       f'exec {lanejit_bin()} "$@"\n')
+    wrapper.chmod(0o755)
+    p = driver(tmp_path / "out", "--lanejit", str(wrapper))
+    assert p.returncode == 1, p.stderr
+    merged = json.loads((tmp_path / "out" / "merged.json").read_text())
+    assert [(l["shard"]["index"], l["programs"]) for l in merged["lost"]] == [(2, [10, 20])]
+    assert "killed by signal 11" in merged["lost"][0]["reason"], merged["lost"][0]
+    assert "shard 2/4 failed (lanejit was killed by signal 11" in p.stderr, p.stderr
