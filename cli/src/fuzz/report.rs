@@ -195,9 +195,10 @@ pub struct Report {
     pub campaign: Settings,
     /// The runs this report covers, by first program.
     pub parts: Vec<Part>,
-    /// Parts of `0..count` (when the campaign has a count) that no part ran, `[first, end)`.
+    /// Programs no part ran, `[first, end)`: of `0..count` when the campaign has a count, else of what the
+    /// parts planned.
     pub not_run: Vec<(u64, u64)>,
-    /// Every program of the campaign ran and no part was lost.
+    /// `not_run` is empty and no part was lost.
     pub complete: bool,
     /// Programs generated and compared.
     pub programs: u64,
@@ -365,7 +366,7 @@ impl Report {
             format: REPORT_FORMAT.into(),
             format_version: REPORT_VERSION,
             lanejit_version: env!("CARGO_PKG_VERSION").into(),
-            complete: not_run.is_empty() && lost.is_empty() && campaign.count.is_some(),
+            complete: not_run.is_empty() && lost.is_empty(),
             not_run,
             parts,
             programs,
@@ -398,22 +399,31 @@ impl Report {
     }
 }
 
-/// Ranges of `0..count` that no part ran.
+/// Program numbers the campaign should have run and no part ran: of `0..count` when the campaign has a count,
+/// else of what the parts planned (a `--seed-range` part cut short by `--time`, a lost one).
 fn not_run(parts: &[Part], count: Option<u64>) -> Vec<(u64, u64)> {
-    let Some(count) = count else { return Vec::new() };
+    let mut wanted: Vec<(u64, u64)> = match count {
+        Some(c) => vec![(0, c)],
+        None => parts.iter().map(|p| p.planned).collect(),
+    };
+    wanted.sort();
     let mut ran: Vec<(u64, u64)> = parts.iter().map(|p| p.ran).filter(|r| r.1 > r.0).collect();
     ran.sort();
-    let (mut out, mut at) = (Vec::new(), 0u64);
-    for (a, b) in ran {
-        if a > at {
-            out.push((at, a.min(count)));
+    let mut out = Vec::new();
+    for (mut a, b) in wanted {
+        for &(ra, rb) in &ran {
+            if rb <= a || ra >= b {
+                continue;
+            }
+            if ra > a {
+                out.push((a, ra));
+            }
+            a = a.max(rb);
         }
-        at = at.max(b);
+        if a < b {
+            out.push((a, b));
+        }
     }
-    if at < count {
-        out.push((at, count));
-    }
-    out.retain(|r| r.1 > r.0);
     out
 }
 

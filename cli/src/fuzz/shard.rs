@@ -75,6 +75,31 @@ mod tests {
     }
 
     #[test]
+    fn not_run_lists_what_no_part_ran() {
+        use crate::fuzz::report::Report;
+        let part = |planned, ran| crate::fuzz::report::Part { shard: None, planned, ran, lost: None };
+        let parts = vec![part((0, 10), (0, 4)), part((20, 30), (20, 30))];
+        let settings = |count| crate::fuzz::report::Settings {
+            seed: Some(1),
+            count,
+            size: 4,
+            states: 1,
+            groups: 0,
+            ignore: vec![],
+            mutant: None,
+            shrink: true,
+        };
+        let report = |count| {
+            let sum = crate::fuzz::Summary::default();
+            let mut r = Report::of_run(settings(count), parts[0].clone(), &sum, vec![]);
+            r = Report::assemble(r.campaign, parts.clone(), (0, 0, 0.0), r.coverage, vec![], vec![]);
+            (r.not_run, r.complete)
+        };
+        assert_eq!(report(Some(40)), (vec![(4, 20), (30, 40)], false));
+        assert_eq!(report(None), (vec![(4, 10)], false));
+    }
+
+    #[test]
     fn bad_shards_are_refused() {
         for bad in ["0/4", "5/4", "1/0", "x/2", "1", "1/2/3", "-1/2", ""] {
             assert!(parse_shard(bad).is_err(), "{bad}");
