@@ -101,8 +101,9 @@ pub enum Cmd {
     /// tier, the hottest lines and the source annotated with those figures (docs/profiling.md).
     #[command(after_help = EXIT_CODES_HELP)]
     Profile(crate::profilecmd::ProfileArgs),
-    /// Differential fuzzing: random programs on every engine, compared with the interpreter.
-    #[command(after_help = EXIT_CODES_HELP)]
+    /// Differential fuzzing: random programs on every engine, compared with the interpreter; `fuzz merge`
+    /// combines the reports of a campaign's shards.
+    #[command(after_help = EXIT_CODES_HELP, args_conflicts_with_subcommands = true)]
     Fuzz(crate::fuzz::FuzzArgs),
     /// Check a kernel statically for wait hazards: a register used before the `wait` that covers the memory or
     /// transcendental operation writing it (or still reading it); notes name waits stronger than needed.

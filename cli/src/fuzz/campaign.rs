@@ -50,6 +50,9 @@ pub struct Options {
     pub time: Option<Duration>,
     /// Exactly these program seeds (overrides `seed` and `count`).
     pub seeds: Option<Range<u64>>,
+    /// Number of this run's first program in the campaign (a shard's start; ignored with `seeds`): program k
+    /// of the run has seed `program_seed(seed, first + k)`.
+    pub first: u64,
     /// Worker threads (default: one per core).
     pub jobs: Option<usize>,
     /// Shrink the findings.
@@ -72,6 +75,9 @@ pub struct Options {
     pub hang_after: Option<Duration>,
     /// What a hang does (default: report on standard error, exit code 1).
     pub on_hang: OnHang,
+    /// Corpus cells (`Coverage::cells`) already covered: `Some` keeps the cases that reach others in
+    /// `Summary::new_coverage` (`lanejit fuzz --corpus`).
+    pub corpus_known: Option<Vec<bool>>,
 }
 
 /// The default hang limit: far above any program's run (each runs a few thousand instructions per state, on
@@ -85,6 +91,7 @@ impl Default for Options {
             count: Some(1000),
             time: None,
             seeds: None,
+            first: 0,
             jobs: None,
             shrink: true,
             shrink_evals: 2000,
@@ -95,6 +102,7 @@ impl Default for Options {
             stop_after: None,
             hang_after: Some(HANG_AFTER),
             on_hang: exit_on_hang,
+            corpus_known: None,
         }
     }
 }
@@ -131,6 +139,9 @@ pub struct Summary {
     pub coverage: Coverage,
     /// How long the campaign ran.
     pub elapsed: Duration,
+    /// With `Options::corpus_known`: the cases that reached corpus cells no earlier case (in program order,
+    /// after the known ones) reached.
+    pub new_coverage: Vec<Case>,
 }
 
 impl Summary {
@@ -151,8 +162,12 @@ impl Summary {
     }
 }
 
-/// One worker's share of a batch: its coverage, the cases it ran, and its non-passing seeds.
-type BatchPart = (Coverage, u64, Vec<(u64, Outcome)>);
+/// One worker's share of a batch: its coverage, the cases it ran, its non-passing seeds, and its cases that
+/// reached corpus cells unknown at the batch's start.
+type BatchPart = (Coverage, u64, Vec<(u64, Outcome)>, Vec<NewCells>);
+
+/// A case that reached corpus cells unknown at its batch's start: (program index, state, the case, its cells).
+type NewCells = (u64, usize, Case, Vec<usize>);
 
 enum Outcome {
     Pass,
@@ -161,7 +176,14 @@ enum Outcome {
 }
 
 /// Runs one seed: generate, render, compile once, compare from every state until one diverges.
-fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage, dog: Option<&Watchdog>) -> (u64, Outcome) {
+fn run_seed(
+    index: u64,
+    seed: u64,
+    opts: &Options,
+    cov: &mut Coverage,
+    dog: Option<&Watchdog>,
+    new: &mut Vec<NewCells>,
+) -> (u64, Outcome) {
     let _watched = dog.map(|d| d.watch(index, seed, "the campaign"));
     let (prog, states) = generate_states(seed, &opts.gen);
     let program = match prog.render() {
@@ -171,7 +193,17 @@ fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage, dog: Opti
     let kernel = lanejit::Kernel::from_program_with(program, crate::fuzz::kernel_config());
     for (i, init) in states.into_iter().enumerate() {
         let mode = auto_mode(seed, i);
-        let div = match check_kernel(&kernel, &init, mode, Some(cov), &opts.ignore) {
+        // With a corpus, each case's coverage on its own: does it reach a cell no earlier case reached?
+        let mut mine = opts.corpus_known.as_ref().map(|_| Coverage::default());
+        let checked = check_kernel(&kernel, &init, mode, Some(mine.as_mut().unwrap_or(cov)), &opts.ignore);
+        if let (Some(m), Some(known)) = (mine, &opts.corpus_known) {
+            let cells = m.cells();
+            if cells.iter().any(|&c| !known[c]) {
+                new.push((index, i, Case { seed, prog: prog.clone(), init: init.clone() }, cells));
+            }
+            cov.merge(&m);
+        }
+        let div = match checked {
             Ok(None) => continue,
             Ok(Some(d)) => d,
             Err(e) => return (i as u64 + 1, Outcome::Error(format!("interp: {e}"))),
@@ -180,6 +212,20 @@ fn run_seed(index: u64, seed: u64, opts: &Options, cov: &mut Coverage, dog: Opti
         return (i as u64 + 1, Outcome::Fail(Box::new(Finding { case, index, state: i, mode, div, shrunk: None })));
     }
     (opts.gen.states.max(1) as u64, Outcome::Pass)
+}
+
+/// Keeps, in program order, the cases that reach a cell still unknown, and marks their cells known: the same
+/// cases whatever the batches (a case whose cells were all known at its batch's start is known after it too).
+fn keep_new_coverage(known: &mut [bool], mut new: Vec<NewCells>, kept: &mut Vec<Case>) {
+    new.sort_by_key(|n| (n.0, n.1));
+    for (_, _, case, cells) in new {
+        if cells.iter().any(|&c| !known[c]) {
+            for c in cells {
+                known[c] = true;
+            }
+            kept.push(case);
+        }
+    }
 }
 
 /// Shrinks a failing case, keeping only candidates that still diverge on the same engine.
@@ -245,14 +291,21 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
         Some(r) => (Some(r.start), Some(r.end.saturating_sub(r.start))),
         None => (None, if opts.time.is_some() { opts.count } else { Some(opts.count.unwrap_or(1000)) }),
     };
-    let campaign_seed = opts.seed;
-    let seeds = move |k: u64| start.map_or_else(|| program_seed(campaign_seed, k), |s| s + k);
+    let (campaign_seed, first) = (opts.seed, opts.first);
+    let seeds = move |k: u64| start.map_or_else(|| program_seed(campaign_seed, first.wrapping_add(k)), |s| s + k);
     let mut sum = Summary::default();
     let batch = 64 * pool.current_num_threads() as u64;
     let mut next = 0u64;
     let bar = campaign_bar(opts, total);
     let dog = opts.hang_after.map(|limit| Watchdog::start(limit, opts.on_hang));
+    let mut known = opts.corpus_known.clone();
+    let mut batch_opts = std::borrow::Cow::Borrowed(opts);
     loop {
+        if let Some(k) = &known {
+            // Each batch filters its cases against the cells known at its start.
+            batch_opts.to_mut().corpus_known = Some(k.clone());
+        }
+        let opts = batch_opts.as_ref();
         let end = total.map_or(next + batch, |t| t.min(next + batch));
         if next >= end || opts.time.is_some_and(|t| t0.elapsed() >= t) {
             break;
@@ -261,21 +314,23 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
             (next..end)
                 .into_par_iter()
                 .fold(
-                    || (Coverage::default(), 0, Vec::new()),
-                    |(mut cov, mut cases, mut out), k| {
+                    || (Coverage::default(), 0, Vec::new(), Vec::new()),
+                    |(mut cov, mut cases, mut out, mut new), k| {
                         let s = seeds(k);
-                        let (n, o) = run_seed(k, s, opts, &mut cov, dog.as_ref());
+                        let (n, o) = run_seed(k, s, opts, &mut cov, dog.as_ref(), &mut new);
                         cases += n;
                         if !matches!(o, Outcome::Pass) {
                             out.push((s, o));
                         }
-                        (cov, cases, out)
+                        (cov, cases, out, new)
                     },
                 )
                 .collect()
         });
         sum.programs += end - next;
-        for (cov, cases, outs) in results {
+        let mut new: Vec<NewCells> = Vec::new();
+        for (cov, cases, outs, n) in results {
+            new.extend(n);
             sum.cases += cases;
             sum.coverage.merge(&cov);
             for (s, o) in outs {
@@ -285,6 +340,9 @@ pub fn campaign(opts: &Options) -> Result<Summary, String> {
                     Outcome::Pass => {}
                 }
             }
+        }
+        if let Some(known) = &mut known {
+            keep_new_coverage(known, new, &mut sum.new_coverage);
         }
         next = end;
         sum.elapsed = t0.elapsed();

@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 /// The EXEC classes coverage counts: all lanes, some, none.
 pub const CLASSES: [&str; 3] = ["full", "partial", "empty"];
 
+/// Corpus cells per instruction (see [`Coverage::cells`]).
+pub const CELLS_PER_INSN: usize = 4;
+
 /// Hit counts per instruction (index = `InsnId`) and EXEC class.
 #[derive(Clone, Debug)]
 pub struct Coverage {
@@ -61,6 +64,15 @@ impl Coverage {
     pub fn percent(&self) -> f64 {
         let hit = self.hits.iter().flatten().filter(|&&n| n > 0).count();
         100.0 * hit as f64 / (3 * self.hits.len()) as f64
+    }
+
+    /// The cells a corpus keeps programs for, as indices `CELLS_PER_INSN * insn + k`: k = 0, 1, 2 the EXEC
+    /// classes of [`CLASSES`], 3 a trapping execution.
+    pub fn cells(&self) -> Vec<usize> {
+        let hit = self.hits.iter().zip(&self.traps).enumerate().flat_map(|(i, (h, &t))| {
+            (0..3).filter(move |&c| h[c] > 0).chain((t > 0).then_some(3)).map(move |k| CELLS_PER_INSN * i + k)
+        });
+        hit.collect()
     }
 
     /// Mnemonics executed at all.

@@ -10,10 +10,13 @@ pub mod coverage;
 pub mod gen;
 pub mod group;
 pub mod launch_like;
+pub mod merge;
 pub mod oracle;
 pub mod prog;
 pub mod record;
+pub mod report;
 pub mod rng;
+pub mod shard;
 pub mod shrink;
 pub mod values;
 pub mod watchdog;
@@ -48,9 +51,22 @@ pub const MAX_FUZZ_STATES: usize = 1024;
 pub const IGNORABLE: [&str; 11] =
     ["lane_ops", "retired", "pc", "exec", "fcsr", "trap", "memory", "shared", "waves", "u", "v"];
 
+/// What `lanejit fuzz` does besides running a campaign.
+#[derive(clap::Subcommand, Debug)]
+pub enum FuzzAction {
+    /// Merge the `--json` reports of one campaign's shards into one report (totals, coverage united,
+    /// divergences grouped by signature); exit 1 when it holds divergences or lost shards, 2 when the reports
+    /// are not disjoint parts of one campaign (docs/fuzzing.md).
+    #[command(after_help = crate::cli::EXIT_CODES_HELP)]
+    Merge(merge::MergeArgs),
+}
+
 /// `lanejit fuzz` arguments.
 #[derive(clap::Args, Debug)]
 pub struct FuzzArgs {
+    /// `lanejit fuzz merge REPORT...`.
+    #[command(subcommand)]
+    pub action: Option<FuzzAction>,
     /// Campaign seed (any u64): program k has seed (SEED << 32) + k, mixed with a hash of SEED's upper 32 bits
     /// (see `campaign::program_seed`).
     #[arg(long, default_value_t = 0, value_parser = parse_u64)]
@@ -67,6 +83,20 @@ pub struct FuzzArgs {
     /// Run exactly the program seeds A..B (hex with 0x, or decimal); overrides --seed/--count.
     #[arg(long, value_parser = parse_range)]
     pub seed_range: Option<Range<u64>>,
+    /// Run shard K of N (1 <= K <= N) of the campaign: a contiguous Nth of its --count programs (or of
+    /// --seed-range), disjoint from the other shards'; `lanejit fuzz merge` combines the shards' --json
+    /// reports. Needs the campaign's size: --count (default 1000) or --seed-range, so not --time alone.
+    #[arg(long, value_parser = shard::parse_shard)]
+    pub shard: Option<shard::Shard>,
+    /// A corpus directory: its entries (`.s` + `.json`, as --out's reproducers) are replayed first and their
+    /// coverage seeds the campaign's; every case that reaches coverage (a mnemonic with an EXEC class, or a
+    /// trap) no earlier case reached is written into it (created when missing), for later campaigns.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
+    /// With --shard: run nothing, print the JSON report of that shard as lost for REASON (a campaign driver's
+    /// record of a shard whose worker died twice; merging it makes the campaign fail, naming the shard).
+    #[arg(long, requires = "shard", value_name = "REASON")]
+    pub report_lost: Option<String>,
     /// Largest number of top-level items in a generated main program (structures add their bodies), 4..=4096.
     #[arg(long, default_value_t = GenConfig::default().max_len, value_parser = parse_size)]
     pub size: usize,
@@ -205,20 +235,82 @@ fn replay(paths: &[PathBuf], json: bool) -> Result<()> {
     Ok(())
 }
 
+/// The campaign's settings as its report names them (what makes runs parts of one campaign).
+fn settings(a: &FuzzArgs) -> report::Settings {
+    let mut ignore = a.ignore.clone();
+    ignore.sort();
+    ignore.dedup();
+    let count = match (&a.seed_range, a.count, a.time) {
+        (Some(_), _, _) | (None, None, Some(_)) => None,
+        (None, c, _) => Some(c.unwrap_or(1000)),
+    };
+    report::Settings {
+        seed: a.seed_range.is_none().then_some(a.seed),
+        count,
+        size: a.size,
+        states: a.states,
+        groups: a.groups,
+        ignore,
+        mutant: a.mutant,
+        shrink: !a.no_shrink,
+    }
+}
+
+/// The program numbers this run is asked for (`None`: until `--time` ends): the campaign's, or its shard's.
+fn planned(a: &FuzzArgs, settings: &report::Settings) -> Result<Option<Range<u64>>> {
+    let whole = match (&a.seed_range, settings.count) {
+        (Some(r), _) => r.clone(),
+        (None, Some(n)) => 0..n,
+        (None, None) if a.shard.is_some() => {
+            return Err(anyhow!("--shard splits a campaign of known size: give --count (or --seed-range) with --time"))
+        }
+        (None, None) => return Ok(None),
+    };
+    match a.shard {
+        Some(s) => s.part(&whole).map(Some).map_err(|e| anyhow!(e)),
+        None => Ok(Some(whole)),
+    }
+}
+
 /// `lanejit fuzz`: prints progress and a summary line; a divergence (or a harness error) is a [`Failed`]
 /// error (exit code 1).
 pub fn run(a: &FuzzArgs) -> Result<()> {
+    if let Some(FuzzAction::Merge(m)) = &a.action {
+        return merge::run(m);
+    }
     if let Some(m) = a.mutant {
         lanejit_jit::mutants::set(Some(m))?;
     }
     if !a.replay.is_empty() {
         return replay(&a.replay, a.json);
     }
+    let settings = settings(a);
+    let planned = planned(a, &settings)?;
+    if let Some(reason) = &a.report_lost {
+        let r = planned.map(|r| (r.start, r.end)).unwrap_or_default();
+        let part = report::Part { shard: a.shard, planned: r, ran: (r.0, r.0), lost: Some(reason.clone()) };
+        let report = report::Report::of_run(settings, part, &Summary::default(), Vec::new());
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    let corpus = match &a.corpus {
+        Some(dir) => Some(corpus::replay_corpus(dir, &a.ignore).map_err(|e| anyhow!(e))?),
+        None => None,
+    };
+    for d in corpus.iter().flat_map(|c| &c.divergent) {
+        eprintln!("DIVERGENCE corpus entry {d}");
+    }
+    let (seeds, first, count) = match (&a.seed_range, &planned) {
+        (Some(_), Some(p)) => (Some(p.clone()), 0, None),
+        (None, Some(p)) => (None, p.start, Some(p.end - p.start)),
+        (_, None) => (None, 0, None),
+    };
     let opts = Options {
         seed: a.seed,
-        count: a.count,
+        count,
         time: a.time,
-        seeds: a.seed_range.clone(),
+        seeds,
+        first,
         jobs: a.jobs,
         shrink: !a.no_shrink,
         progress: true,
@@ -226,46 +318,20 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         stop_after: a.stop_after,
         gen: GenConfig { max_len: a.size, states: a.states, group_pct: a.groups },
         hang_after: Some(Duration::from_secs_f64(a.hang_after)),
+        corpus_known: corpus.as_ref().map(|c| c.known.clone()),
         ..Options::default()
     };
     let sum = campaign(&opts).map_err(|e| anyhow!(e))?;
-    // A systematic bug can fail thousands of programs: write the first reproducers, list the other seeds.
-    const WRITTEN: usize = 32;
-    let mut found = Vec::new();
-    for (i, f) in sum.findings.iter().enumerate() {
-        let (mut reproducer, mut record) = (None, None);
-        if i < WRITTEN {
-            eprintln!("DIVERGENCE seed {:#x} state {}: {}", f.case.seed, f.state, f.div.summary());
-            match campaign::write_finding(&a.out, f) {
-                Ok(p) => {
-                    eprintln!("  reproducer: {}{}", p.display(), if f.shrunk.is_some() { " (shrunk)" } else { "" });
-                    reproducer = Some(p.display().to_string());
-                    match record::write_beside(&p, f, &a.ignore) {
-                        Ok(r) => {
-                            eprintln!("  record: {} (lanejit replay)", r.display());
-                            record = Some(r.display().to_string());
-                        }
-                        Err(e) => eprintln!("  could not write the record: {e}"),
-                    }
-                }
-                Err(e) => eprintln!("  could not write the reproducer: {e}"),
-            }
+    let corpus_json = match (&a.corpus, corpus) {
+        (Some(dir), Some(c)) => {
+            let added = corpus::write_entries(dir, &sum.new_coverage).map_err(|e| anyhow!(e))?;
+            eprintln!("corpus {}: {} entries replayed, {added} added", dir.display(), c.entries);
+            Some(report::CorpusJson { replayed: c.entries, added, divergent: c.divergent })
         }
-        found.push(serde_json::json!({
-            "seed": f.case.seed, "state": f.state, "summary": f.div.summary(), "reproducer": reproducer,
-            "record": record, "shrunk": f.shrunk.is_some(),
-        }));
-    }
-    if sum.findings.len() > WRITTEN {
-        let rest: Vec<String> =
-            sum.findings[WRITTEN..].iter().take(200).map(|f| format!("{:#x}", f.case.seed)).collect();
-        eprintln!(
-            "{} more divergent seeds (no reproducer written): {}{}",
-            sum.findings.len() - WRITTEN,
-            rest.join(" "),
-            if sum.findings.len() - WRITTEN > rest.len() { " …" } else { "" }
-        );
-    }
+        _ => None,
+    };
+    let corpus_bad = corpus_json.as_ref().map_or(0, |c| c.divergent.len());
+    let found = report::write_findings(&sum, &a.out, &a.ignore);
     for (s, e) in &sum.errors {
         eprintln!("HARNESS ERROR seed {s:#x}: {e}");
     }
@@ -273,17 +339,22 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         eprint!("{}", sum.coverage.report());
     }
     if a.json {
-        let errors: Vec<_> = sum.errors.iter().map(|(s, e)| serde_json::json!({ "seed": s, "error": e })).collect();
-        let out = serde_json::json!({
-            "programs": sum.programs, "cases": sum.cases, "coverage_percent": sum.coverage.percent(),
-            "programs_per_s": sum.rate(), "divergences": found, "harness_errors": errors,
-        });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        let start = planned.as_ref().map_or(0, |p| p.start);
+        let plan = planned.as_ref().map_or((0, sum.programs), |p| (p.start, p.end));
+        let part = report::Part { shard: a.shard, planned: plan, ran: (start, start + sum.programs), lost: None };
+        let mut report = report::Report::of_run(settings, part, &sum, found);
+        report.corpus = corpus_json;
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!("{}", sum.line());
     }
-    if !sum.findings.is_empty() || !sum.errors.is_empty() {
-        return Err(Failed(format!("{} divergences, {} harness errors", sum.findings.len(), sum.errors.len())).into());
+    if !sum.findings.is_empty() || !sum.errors.is_empty() || corpus_bad > 0 {
+        return Err(Failed(format!(
+            "{} divergences, {} harness errors, {corpus_bad} divergent corpus entries",
+            sum.findings.len(),
+            sum.errors.len()
+        ))
+        .into());
     }
     Ok(())
 }
