@@ -32,7 +32,7 @@ use std::time::Duration;
 /// then the same on every run of a seed, so a divergence replays and shrinks), and outside the code cache (each
 /// program's tiering state is reset between engines, which must not reach another kernel).
 pub fn kernel_config() -> lanejit::tier::CompileConfig {
-    lanejit::tier::CompileConfig { compile_threads: 0, share: false, ..Default::default() }
+    lanejit::tier::CompileConfig { compile_threads: 0, share: false, reuse_opt_code: true, ..Default::default() }
 }
 
 /// Longest `--time` of a campaign (one week).
