@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod coverage;
 pub mod gen;
 pub mod group;
+pub mod heap;
 pub mod launch_like;
 pub mod oracle;
 pub mod prog;
@@ -228,6 +229,7 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         hang_after: Some(Duration::from_secs_f64(a.hang_after)),
         ..Options::default()
     };
+    heap::keep_freed_memory();
     let sum = campaign(&opts).map_err(|e| anyhow!(e))?;
     // A systematic bug can fail thousands of programs: write the first reproducers, list the other seeds.
     const WRITTEN: usize = 32;
