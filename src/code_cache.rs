@@ -36,7 +36,10 @@ impl Shared {
     /// Nothing decoded beyond `words`, nothing compiled or counted.
     pub fn new(words: Vec<u32>, config: &CompileConfig) -> Shared {
         let code = Arc::new(Code::new(words));
-        let tiering = |threshold| HotBlocks::new(&code, threshold, config.jit).with_background(config.background());
+        let memo = config.reuse_opt_code.then(Arc::default);
+        let tiering = |threshold| {
+            HotBlocks::new(&code, threshold, config.jit).with_background(config.background()).with_memo(memo.clone())
+        };
         let (auto_tiering, jit_promotion) = (Arc::new(tiering(config.auto_hot)), Arc::new(tiering(config.jit_hot)));
         Shared { code, jit: Arc::default(), quick: Arc::default(), auto_tiering, jit_promotion }
     }

@@ -11,6 +11,7 @@
 use lanejit_interp::Code;
 use lanejit_jit::CompiledKernel;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::{
     AtomicBool, AtomicU32, AtomicU64, AtomicUsize,
     Ordering::{Acquire, Relaxed, Release},
@@ -55,6 +56,12 @@ pub struct CompileConfig {
     /// through the process's code cache (`code_cache`), so loading a kernel again compiles nothing. Off: the
     /// kernel has all of them to itself (tests that reset its tiering state, the fuzzer).
     pub share: bool,
+    /// Keep every whole optimising compilation of a block set for the kernel's life, and take it again when
+    /// either tiering state (`auto`'s or `jit`'s promotion) compiles the same set, after a reset or for the
+    /// other engine: the code is the one a new compilation would make, only not compiled twice. Off by
+    /// default: a long-lived kernel's tiering compiles ever larger sets, and keeping each would hold the
+    /// superseded code. The fuzzer, which resets tiering for every engine and state, turns it on.
+    pub reuse_opt_code: bool,
 }
 
 impl Default for CompileConfig {
@@ -66,6 +73,7 @@ impl Default for CompileConfig {
             compile_threads: default_compile_threads(),
             compile_jitter: None,
             share: true,
+            reuse_opt_code: false,
         }
     }
 }
@@ -105,6 +113,27 @@ impl CompileConfig {
 /// blocks added since the previous one).
 pub const WHOLE_RECOMPILE_BLOCKS: usize = 256;
 
+/// The whole optimising compilations of one kernel, by the block starts they compiled (per code word), shared
+/// by its two tiering states (`CompileConfig::reuse_opt_code`).
+#[derive(Default)]
+pub struct OptCodeMemo(Mutex<HashMap<Vec<bool>, Arc<CompiledKernel>>>);
+
+impl std::fmt::Debug for OptCodeMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OptCodeMemo").field("sets", &self.0.lock().map_or(0, |m| m.len())).finish()
+    }
+}
+
+impl OptCodeMemo {
+    fn get(&self, hot: &[bool]) -> Option<Arc<CompiledKernel>> {
+        self.0.lock().expect("opt code memo").get(hot).cloned()
+    }
+
+    fn keep(&self, hot: &[bool], code: &Arc<CompiledKernel>) {
+        self.0.lock().expect("opt code memo").insert(hot.to_vec(), code.clone());
+    }
+}
+
 /// Which blocks of a kernel have run often enough to compile (with the optimising tier), and the code compiled
 /// for them; shared by every launch of the kernel.
 pub struct HotBlocks {
@@ -128,6 +157,8 @@ pub struct HotBlocks {
     background: Background,
     /// Compilations started (numbers the jitter's draws).
     compilations: AtomicU64,
+    /// Whole compilations kept to be taken again (`CompileConfig::reuse_opt_code`).
+    memo: Option<Arc<OptCodeMemo>>,
 }
 
 #[derive(Default)]
@@ -167,12 +198,19 @@ impl HotBlocks {
             options,
             background: Background::default(),
             compilations: AtomicU64::new(0),
+            memo: None,
         }
     }
 
     /// The same, compiling where `background` says.
     pub fn with_background(self, background: Background) -> HotBlocks {
         HotBlocks { background, ..self }
+    }
+
+    /// The same, taking a whole compilation from `memo` when it holds one of the same blocks, and keeping there
+    /// the ones it makes (`CompileConfig::reuse_opt_code`).
+    pub fn with_memo(self, memo: Option<Arc<OptCodeMemo>>) -> HotBlocks {
+        HotBlocks { memo, ..self }
     }
 
     /// Forgets all counts and compiled code; blocks are compiled after `threshold` starts (0: every block
@@ -341,20 +379,23 @@ impl HotBlocks {
                     if base.is_some() { " (the new ones onto the current code)" } else { "" }
                 );
             }
-            let blocks = || (0..hot.len()).filter(|&i| hot[i]).map(|i| 4 * i as u32).collect();
-            let result = crate::compile_log::logged(code, "opt blocks", blocks, || match &base {
-                Some(b) => lanejit_jit::compile_more(b, code, &hot),
-                None => lanejit_jit::compile_blocks(code, Some(&hot), lanejit_jit::Tier::Opt, &self.options),
-            });
+            let reused = self.memo.as_ref().filter(|_| base.is_none()).and_then(|m| m.get(&hot));
+            let result = match &reused {
+                Some(ck) => Ok(ck.clone()),
+                None => self.compile_set(code, &hot, base.as_deref()),
+            };
             let mut st = self.state.lock().expect("tier state");
             match result {
                 Ok(ck) => {
                     let before = st.hot.iter().filter(|&&h| h).count();
-                    st.blocks_compiled += if base.is_some() { n - before } else { n };
+                    // (Code taken from the memo cost no compilation.)
+                    if reused.is_none() {
+                        st.blocks_compiled += if base.is_some() { n - before } else { n };
+                    }
                     if base.is_none() {
                         st.whole = n;
                     }
-                    st.current = Some(Arc::new(ck));
+                    st.current = Some(ck);
                     st.hot = hot;
                     self.generation.fetch_add(1, Release);
                 }
@@ -365,6 +406,20 @@ impl HotBlocks {
             }
         }
         self.handled.fetch_max(crossed, Relaxed);
+    }
+
+    /// Compiles `hot` (onto `base` when given), logged; a whole compilation is kept in the memo, if any.
+    fn compile_set(&self, code: &Code, hot: &[bool], base: Option<&CompiledKernel>) -> Result<Arc<CompiledKernel>, ()> {
+        let blocks = || (0..hot.len()).filter(|&i| hot[i]).map(|i| 4 * i as u32).collect();
+        let result = crate::compile_log::logged(code, "opt blocks", blocks, || match base {
+            Some(b) => lanejit_jit::compile_more(b, code, hot),
+            None => lanejit_jit::compile_blocks(code, Some(hot), lanejit_jit::Tier::Opt, &self.options),
+        });
+        let ck = Arc::new(result.map_err(drop)?);
+        if let (Some(memo), None) = (&self.memo, base) {
+            memo.keep(hot, &ck);
+        }
+        Ok(ck)
     }
 
     /// Waits until no compilation of this tiering state is queued or under way.

@@ -159,3 +159,30 @@ fn answers_and_counts_never_depend_on_when_compiled_code_arrives() {
         }
     }
 }
+
+/// With `CompileConfig::reuse_opt_code` (the fuzzer's setting), a block set compiled again after a reset is
+/// taken from the kernel's memo, not compiled: the second launch compiles nothing and still gives the exact
+/// answer with the same blocks compiled. Without it, the same launch compiles again.
+#[test]
+fn a_block_set_compiled_again_is_reused_when_asked() {
+    for reuse in [true, false] {
+        let ex = examples::by_name("alu_loop").expect("bundled example");
+        // One worker and no compile thread: the same launch makes the same blocks hot at the same moments.
+        let config = CompileConfig { share: false, compile_threads: 0, reuse_opt_code: reuse, ..Default::default() };
+        let kernel = Kernel::from_asm("alu_loop", ex.source).unwrap_or_else(|e| panic!("{e}")).with_config(config);
+        let run = || {
+            kernel.auto_tiering.reset(3);
+            let device = Device::new().expect("device");
+            let setup = (ex.setup)(&device, Size::Small).expect("setup");
+            let cfg = LaunchConfig { engine: Engine::Auto, threads: Some(1), ..setup.cfg.clone() };
+            device.launch(&kernel, &cfg).unwrap_or_else(|e| panic!("reuse {reuse}: {e}"));
+            (setup.check)(&device).unwrap_or_else(|e| panic!("reuse {reuse}: wrong answer: {e}"));
+            (kernel.auto_tiering.compiled_blocks(), kernel.auto_tiering.blocks_compiled())
+        };
+        let (blocks, compiled) = run();
+        assert!(compiled > 0, "the first launch compiles hot blocks");
+        let (again, compiled_again) = run();
+        assert_eq!(again, blocks, "reuse {reuse}: the same blocks are compiled");
+        assert_eq!(compiled_again == 0, reuse, "reuse {reuse}: blocks compiled again: {compiled_again}");
+    }
+}

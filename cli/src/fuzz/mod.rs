@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod coverage;
 pub mod gen;
 pub mod group;
+pub mod heap;
 pub mod launch_like;
 pub mod merge;
 pub mod oracle;
@@ -35,7 +36,7 @@ use std::time::Duration;
 /// then the same on every run of a seed, so a divergence replays and shrinks), and outside the code cache (each
 /// program's tiering state is reset between engines, which must not reach another kernel).
 pub fn kernel_config() -> lanejit::tier::CompileConfig {
-    lanejit::tier::CompileConfig { compile_threads: 0, share: false, ..Default::default() }
+    lanejit::tier::CompileConfig { compile_threads: 0, share: false, reuse_opt_code: true, ..Default::default() }
 }
 
 /// Longest `--time` of a campaign (one week).
@@ -321,6 +322,7 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         corpus_known: corpus.as_ref().map(|c| c.known.clone()),
         ..Options::default()
     };
+    heap::keep_freed_memory();
     let sum = campaign(&opts).map_err(|e| anyhow!(e))?;
     let corpus_json = match (&a.corpus, corpus) {
         (Some(dir), Some(c)) => {
