@@ -98,20 +98,7 @@ pub fn run_counting(
     max_steps: u64,
     hits: &mut [u32],
 ) -> Result<Stop, Trap> {
-    run_with(
-        code,
-        w,
-        mem,
-        env,
-        max_steps,
-        None,
-        |pc| {
-            if let Some(h) = hits.get_mut((pc / 4) as usize) {
-                *h = h.saturating_add(1);
-            }
-        },
-        |_, _| {},
-    )
+    run_with(code, w, mem, env, max_steps, None, |pc| count_start(Some(&mut *hits), pc), |_, _| {})
 }
 
 /// `run`, storing `pc | MARK_INTERPRETED` in `mark` before each instruction (where a profile's sampling
@@ -135,12 +122,17 @@ pub fn run_marked(
         None,
         |pc| {
             mark.store(pc | MARK_INTERPRETED, std::sync::atomic::Ordering::Relaxed);
-            if let Some(h) = hits.as_deref_mut().and_then(|h| h.get_mut((pc / 4) as usize)) {
-                *h = h.saturating_add(1);
-            }
+            count_start(hits.as_deref_mut(), pc);
         },
         |_, _| {},
     )
+}
+
+/// One more start of the instruction at `pc` in `hits` (tiering's counts; saturating), when counting.
+fn count_start(hits: Option<&mut [u32]>, pc: u32) {
+    if let Some(h) = hits.and_then(|h| h.get_mut((pc / 4) as usize)) {
+        *h = h.saturating_add(1);
+    }
 }
 
 /// Set in a mark (`run_marked`) whose pc the interpreter runs (`lanejit_jit::MARK_INTERPRETED` is this).
