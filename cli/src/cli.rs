@@ -8,13 +8,12 @@ use crate::bufio::{read_input_text, same_file, KERNEL_FILE};
 use crate::examples;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
-use lanejit::launch::{check_grid, MAX_DEADLINE, MAX_THREADS};
 use lanejit::state_json::StateJson;
-use lanejit::trace::PrintTracer;
-use lanejit::wave::{self, WaveLimits};
 use lanejit::{Engine, Kernel};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+pub use crate::argparse::{parse_deadline, parse_grid, parse_seconds, parse_threads, parse_workgroup};
 
 /// Exit status of a command that did what was asked.
 pub const EXIT_OK: i32 = 0;
@@ -397,61 +396,6 @@ pub fn engine_parser() -> impl clap::builder::TypedValueParser<Value = Engine> {
         .try_map(|name| engine_by_name(&name).ok_or_else(|| format!("unknown engine `{name}`")))
 }
 
-fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
-    let parts: Vec<&str> = s.split(',').collect();
-    if parts.len() > 3 {
-        return Err(format!("`{s}`: expected x[,y[,z]]"));
-    }
-    let mut d = [1u32; 3];
-    for (i, p) in parts.iter().enumerate() {
-        d[i] = p.trim().parse().map_err(|_| format!("`{p}` is not an integer in 1..={}", u32::MAX))?;
-        if d[i] == 0 {
-            return Err(format!("`{s}`: dimensions must be at least 1"));
-        }
-    }
-    Ok(d)
-}
-
-/// A grid: three u32 dimensions whose product is within [`lanejit::launch::MAX_GRID_WORKGROUPS`].
-pub fn parse_grid(s: &str) -> Result<[u32; 3], String> {
-    let g = parse_dim3(s)?;
-    check_grid(g)?;
-    Ok(g)
-}
-
-/// A workgroup shape of at most [`lanejit::launch::MAX_WORKGROUP_THREADS`] threads (no wrap-around).
-pub fn parse_workgroup(s: &str) -> Result<[u32; 3], String> {
-    let wg = parse_dim3(s)?;
-    lanejit_isa::asm::check_workgroup(wg)?;
-    Ok(wg)
-}
-
-/// A count of worker threads or jobs: 1..=[`MAX_THREADS`].
-pub fn parse_threads(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
-        Ok(n) => Err(format!("{n} threads: the limit is 1..={MAX_THREADS} (MAX_THREADS)")),
-        Err(_) => Err(format!("`{s}` is not an integer in 1..={MAX_THREADS}")),
-    }
-}
-
-/// Seconds as a finite positive number no larger than `max`.
-pub fn parse_seconds(s: &str, max: Duration, limit_name: &str) -> Result<Duration, String> {
-    let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    if !secs.is_finite() || secs <= 0.0 {
-        return Err(format!("`{s}`: seconds must be a finite number above 0"));
-    }
-    if secs > max.as_secs_f64() {
-        return Err(format!("{secs} s exceeds the limit of {} s ({limit_name})", max.as_secs()));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// A wall-clock deadline for `run` and `wave`, at most [`MAX_DEADLINE`].
-pub fn parse_deadline(s: &str) -> Result<Duration, String> {
-    parse_seconds(s, MAX_DEADLINE, "MAX_DEADLINE")
-}
-
 /// Runs a parsed command line.
 /// Runs a command; kernels are compiled and tiered as `compile` says (`main` reads it from the environment).
 pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
@@ -471,7 +415,7 @@ pub fn dispatch(cmd: Cmd, compile: &lanejit::CompileConfig) -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Wave(a) => run_wave(&a, compile),
+        Cmd::Wave(a) => crate::wavecmd::run_wave(&a, compile),
         Cmd::Run(a) => run(a, compile),
         Cmd::Bench(a) if a.first_launch => {
             crate::bench_first::run(&crate::bench_first::FirstLaunchArgs::from_bench(&a)?, compile)
@@ -555,51 +499,6 @@ pub fn load_named_kernel(path: &Path, name: Option<&str>, compile: &lanejit::Com
 pub fn load_state(path: &Path) -> Result<StateJson> {
     let text = read_input_text(path, crate::bufio::STATE_FILE)?;
     StateJson::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
-}
-
-/// `wave --dump`, checked before the wave runs: not the program or the initial state, and writable.
-fn check_dump(a: &WaveArgs) -> Result<Option<crate::runcmd::saves::Created>> {
-    let Some(dump) = &a.dump else { return Ok(None) };
-    let mut inputs = vec![(a.program.clone(), "the program".to_string())];
-    inputs.extend(a.init.iter().map(|p| (p.clone(), "the initial state".to_string())));
-    let outputs = [(format!("--dump {}", dump.display()), dump.clone())];
-    crate::runcmd::saves::check_outputs(&outputs, &inputs).map(Some)
-}
-
-fn run_wave(a: &WaveArgs, compile: &lanejit::CompileConfig) -> Result<()> {
-    let created = check_dump(a)?;
-    let kernel = load_kernel(&a.program, compile)?;
-    let state = match &a.init {
-        Some(p) => load_state(p)?,
-        None => StateJson::default(),
-    };
-    let limits = WaveLimits {
-        budget: a.budget.or(state.budget).unwrap_or(wave::DEFAULT_WAVE_BUDGET),
-        deadline: Some(a.deadline.unwrap_or(wave::DEFAULT_WAVE_DEADLINE)),
-        install_seed: None,
-    };
-    let mut tracer = PrintTracer { out: std::io::stderr() };
-    let out = wave::run_wave_limited(&kernel, &state, a.engine, limits, a.trace.then_some(&mut tracer as _))
-        .map_err(|e| anyhow!(e))?;
-    let json = serde_json::to_string_pretty(&out.to_json())?;
-    let mut errors = Vec::new();
-    match &a.dump {
-        Some(p) => {
-            if let Err(e) = std::fs::write(p, json + "\n") {
-                errors.push(format!("--dump {}: writing it: {e}", p.display()));
-            }
-        }
-        None => println!("{json}"),
-    }
-    if let Some(c) = created {
-        c.keep();
-    }
-    eprintln!("retired {} instructions", out.state.retired);
-    let verdict = match &out.trap {
-        Some(t) => Err(Failed(format!("trap: {t}")).into()),
-        None => Ok(()),
-    };
-    crate::runcmd::saves::with_save_errors(verdict, errors)
 }
 
 /// Most bytes of a record file `replay` reads (its memory as hex: twice the device's bytes, plus the kernel).

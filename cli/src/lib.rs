@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+pub mod argparse;
 pub mod bench;
 pub mod bench_first;
 pub mod bench_kernel;
@@ -24,3 +25,4 @@ pub mod imageio;
 pub mod profilecmd;
 pub mod progress;
 pub mod runcmd;
+pub mod wavecmd;
