@@ -23,38 +23,45 @@ fn untimed(o: &Output) -> Vec<String> {
     String::from_utf8_lossy(&o.stdout).lines().filter(|l| !l.starts_with("cost:")).map(String::from).collect()
 }
 
-#[test]
-fn an_exploration_shows_schedules_run_and_differences_only_when_asked_to_draw() {
-    let args = ["run", "histogram", "--explore", "12"];
-    let quiet = lanejit(&args, false);
+/// Runs `args` without and with bars: quiet leaves standard error empty, drawn shows lines containing every
+/// string of each `expected` group and (when `same_report`: reports without timings) the same report; `json_args` (with `--json`) draws no bar, and its
+/// standard output is JSON alone.
+fn bar_only_when_asked(args: &[&str], expected: &[&[&str]], same_report: bool, json_args: &[&str]) {
+    let quiet = lanejit(args, false);
     assert!(quiet.status.success(), "{}", stderr(&quiet));
     assert_eq!(stderr(&quiet), "", "standard error is not a terminal: nothing extra");
-    let drawn = lanejit(&args, true);
+    let drawn = lanejit(args, true);
     assert!(drawn.status.success(), "{}", stderr(&drawn));
     let err = stderr(&drawn);
-    assert!(err.lines().any(|l| l.contains("explore") && l.contains("/12 schedules, 0 differing")), "{err}");
-    assert_eq!(untimed(&drawn), untimed(&quiet), "the report is the same with a bar");
-    let json = lanejit(&["run", "histogram", "--explore", "3", "--json"], true);
+    for group in expected {
+        assert!(err.lines().any(|l| group.iter().all(|s| l.contains(s))), "no line with {group:?}: {err}");
+    }
+    if same_report {
+        assert_eq!(untimed(&drawn), untimed(&quiet), "the report is the same with a bar");
+    }
+    let json = lanejit(json_args, true);
     assert!(json.status.success(), "{}", stderr(&json));
     assert_eq!(stderr(&json), "", "no bar with --json");
     serde_json::from_slice::<serde_json::Value>(&json.stdout).expect("standard output is JSON alone");
 }
 
 #[test]
+fn an_exploration_shows_schedules_run_and_differences_only_when_asked_to_draw() {
+    let expected: &[&[&str]] = &[&["explore", "/12 schedules, 0 differing"]];
+    bar_only_when_asked(
+        &["run", "histogram", "--explore", "12"],
+        expected,
+        true,
+        &["run", "histogram", "--explore", "3", "--json"],
+    );
+}
+
+#[test]
 fn first_launch_benchmarks_count_kernel_engines_done_only_when_asked_to_draw() {
     let args = ["bench", "--first-launch", "--size", "small", "--repeat", "1", "--filter", "alu-1k"];
-    let quiet = lanejit(&args, false);
-    assert!(quiet.status.success(), "{}", stderr(&quiet));
-    assert_eq!(stderr(&quiet), "", "standard error is not a terminal: nothing extra");
-    let drawn = lanejit(&args, true);
-    assert!(drawn.status.success(), "{}", stderr(&drawn));
-    let err = stderr(&drawn);
     // One generated kernel on the three default engines.
-    assert!(err.lines().any(|l| l.contains("0/3 kernel-engines")), "{err}");
-    assert!(err.lines().any(|l| l.contains("alu-1k on interp")), "{err}");
-    let mut json_args = args.to_vec();
-    json_args.push("--json");
-    let json = lanejit(&json_args, true);
-    assert!(json.status.success(), "{}", stderr(&json));
-    assert_eq!(stderr(&json), "", "no bar with --json");
+    let expected: &[&[&str]] = &[&["0/3 kernel-engines"], &["alu-1k on interp"]];
+    let json_args: Vec<&str> = args.iter().copied().chain(["--json"]).collect();
+    // (Its report is all timings.)
+    bar_only_when_asked(&args, expected, false, &json_args);
 }
