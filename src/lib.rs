@@ -72,6 +72,11 @@ pub use module::Module;
 pub use tier::CompileConfig;
 pub use typed::TypedBuffer;
 
+/// This build's identity: the package version and, in a git checkout, `+g` and the commit's first 12 hex
+/// digits (`.dirty` when tracked files differ from it), e.g. `0.1.0+g692e45d3a1b2`. Record files and fuzz
+/// reports carry it, so that `lanejit fuzz merge` refuses reports of builds of different code.
+pub const BUILD: &str = env!("LANEJIT_BUILD");
+
 use lanejit_interp::Code;
 use lanejit_isa::asm::{AsmErrors, Program};
 use lanejit_jit::CompiledKernel;

@@ -164,7 +164,7 @@ impl Record {
             magic: RECORD_MAGIC.into(),
             version: RECORD_VERSION,
             kind: kind_launch(),
-            lanejit_version: env!("CARGO_PKG_VERSION").into(),
+            lanejit_version: crate::BUILD.into(),
             kernel: hex(&lanejit_isa::container::write(&kernel.program)),
             grid: cfg.grid,
             workgroup: cfg.workgroup,

@@ -216,7 +216,7 @@ impl Recorder {
         let doc = json!({
             "traceEvents": out,
             "displayTimeUnit": "ns",
-            "otherData": { "lanejit": env!("CARGO_PKG_VERSION"), "truncated": note.is_some(), "note": note },
+            "otherData": { "lanejit": crate::BUILD, "truncated": note.is_some(), "note": note },
         });
         self.file.lock().expect("timeline file").commit(&doc)
     }

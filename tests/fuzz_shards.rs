@@ -129,6 +129,14 @@ fn shards_that_are_not_one_campaign_are_bad_input() {
     bad(&["fuzz", "merge", &a, &quarter], "overlap");
     bad(&["fuzz", "merge", &a, &other_size], "different campaigns (groups ");
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
+    // The report names the build that wrote it, as `lanejit --version` does.
+    let version = String::from_utf8(lanejit(&["--version"]).stdout).unwrap();
+    assert_eq!(version.trim(), format!("lanejit {}", v["lanejit_version"].as_str().unwrap()));
+    // A build of another commit of the same version.
+    v["lanejit_version"] = format!("{}+g000000000000", env!("CARGO_PKG_VERSION")).into();
+    let other_build = dir.join("other-build.json");
+    std::fs::write(&other_build, v.to_string()).unwrap();
+    bad(&["fuzz", "merge", &a, other_build.to_str().unwrap()], "different versions");
     v["lanejit_version"] = "0.0.1".into();
     let old = dir.join("old.json");
     std::fs::write(&old, v.to_string()).unwrap();

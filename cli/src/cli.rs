@@ -49,7 +49,7 @@ pub fn exit_code(r: &Result<()>) -> i32 {
 
 /// The whole command line.
 #[derive(Parser)]
-#[command(name = "lanejit", version, about = "A JIT-compiling emulator for a 32-lane GPU instruction set", after_help = EXIT_CODES_HELP)]
+#[command(name = "lanejit", version = lanejit::BUILD, about = "A JIT-compiling emulator for a 32-lane GPU instruction set", after_help = EXIT_CODES_HELP)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]

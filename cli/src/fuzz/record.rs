@@ -99,7 +99,7 @@ impl FuzzRecord {
             magic: RECORD_MAGIC.into(),
             version: RECORD_VERSION,
             kind: KIND_FUZZ_CASE.into(),
-            lanejit_version: env!("CARGO_PKG_VERSION").into(),
+            lanejit_version: lanejit::BUILD.into(),
             seed: f.case.seed,
             state: f.state,
             kernel: hex(&lanejit_isa::container::write(&program)),

@@ -365,7 +365,7 @@ impl Report {
         Report {
             format: REPORT_FORMAT.into(),
             format_version: REPORT_VERSION,
-            lanejit_version: env!("CARGO_PKG_VERSION").into(),
+            lanejit_version: lanejit::BUILD.into(),
             complete: not_run.is_empty() && lost.is_empty(),
             not_run,
             parts,
