@@ -9,6 +9,7 @@ use lanejit::state_json::StateJson;
 use lanejit::LANES;
 use lanejit::{Engine, Kernel};
 use lanejit_cli::fuzz::oracle::{check_kernel_with, AutoMode, CheckOptions};
+use lanejit_jit::mutants;
 
 /// Image base address (the allocation holds `ALLOC_BYTES`).
 const BASE: u64 = 0x1_0000_0000;
@@ -111,18 +112,22 @@ fn one(source: &str, init: &StateJson) -> Option<String> {
     found
 }
 
+const LOADS: [&str; 2] = ["img.load v10, v2, u8, 2d, dmask=rgba", "img.load v10, v2, u8, 2d, dmask=ga"];
+const STORES: [&str; 2] = ["img.store v10, v2, u8, 2d, dmask=rgba", "img.store v10, v2, u8, 2d, dmask=rb"];
+
+/// One test (the planted-bug switch is process-wide): every case agrees; then two planted bugs of the routine
+/// (151: x compared with W + 1; 153: lanes stored descending) are seen by these cases, so they can fail.
 #[test]
-fn image_loads_agree_with_the_interpreter() {
-    for insn in ["img.load v10, v2, u8, 2d, dmask=rgba", "img.load v10, v2, u8, 2d, dmask=ga"] {
+fn image_loads_and_stores_agree_with_the_interpreter() {
+    mutants::set(None).expect("deselecting always works");
+    for insn in LOADS.into_iter().chain(STORES) {
         let d = differences(insn);
         assert!(d.is_empty(), "{} differences, first: {}", d.len(), d[0]);
     }
-}
-
-#[test]
-fn image_stores_agree_with_the_interpreter() {
-    for insn in ["img.store v10, v2, u8, 2d, dmask=rgba", "img.store v10, v2, u8, 2d, dmask=rb"] {
+    for (id, insn) in [(151, LOADS[0]), (153, STORES[0])] {
+        mutants::set(Some(id)).expect("the test suite builds the planted bugs");
         let d = differences(insn);
-        assert!(d.is_empty(), "{} differences, first: {}", d.len(), d[0]);
+        mutants::set(None).expect("deselecting always works");
+        assert!(!d.is_empty(), "planted bug {id} went unseen by the {insn} cases");
     }
 }

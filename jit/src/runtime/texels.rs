@@ -157,12 +157,10 @@ unsafe fn word(t: &Texels, l: usize, j: u64) -> u32 {
 
 /// Writes the enabled components (`comps(j, l)`) to the data registers in order.
 fn put(io: &mut [u32], dmask: u32, mut comps: impl FnMut(usize, usize) -> u32) {
-    let mut k = 0;
-    for j in (0..4).filter(|j| dmask >> j & 1 != 0) {
+    for (k, j) in (0..4).filter(|j| dmask >> j & 1 != 0).enumerate() {
         for l in 0..LANES {
             io[data(k, l)] = comps(j, l);
         }
-        k += 1;
     }
 }
 
