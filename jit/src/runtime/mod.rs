@@ -9,6 +9,7 @@ pub use crate::abi::{Exit, JitCtx, Lowering, NextWave, Steps, Tier, NO_SLOT};
 use crate::blocks::{discover, Block};
 use crate::fx::Fx;
 pub mod mem;
+pub mod texels;
 
 use crate::abi::Window;
 use crate::access::{Access, Atomic};
