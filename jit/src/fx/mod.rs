@@ -13,11 +13,13 @@ use std::mem::offset_of;
 
 mod exits;
 mod facts;
+mod fork;
 mod lanes;
 mod next_wave;
 mod regs;
 
 pub use facts::{Admission, OffsetFacts};
+pub use fork::ForkPoint;
 
 /// 128-bit vectors per 32-lane register.
 pub const VECS: usize = LANES / 4;
