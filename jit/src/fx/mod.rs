@@ -19,7 +19,6 @@ mod next_wave;
 mod regs;
 
 pub use facts::{Admission, OffsetFacts};
-pub use fork::ForkPoint;
 
 /// 128-bit vectors per 32-lane register.
 pub const VECS: usize = LANES / 4;

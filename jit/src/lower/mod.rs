@@ -435,7 +435,14 @@ fn emit_ops(fx: &mut Fx, block: &Block, range: std::ops::Range<usize>, next: Opt
 
 /// The instructions `ops[from..]` of a segment (`ops`), then the segment's end (`emit_ops`). An instruction
 /// that forks (`xlane::forks`) emits the rest once per case, each copy from the same lowering state.
-fn emit_rest(fx: &mut Fx, block: &Block, ops: &[crate::blocks::Op], from: usize, next: Option<ir::Block>, heads: &Heads) {
+fn emit_rest(
+    fx: &mut Fx,
+    block: &Block,
+    ops: &[crate::blocks::Op],
+    from: usize,
+    next: Option<ir::Block>,
+    heads: &Heads,
+) {
     // Sites count within the segment: the instructions of earlier segments are counted already.
     let block_len = ops.len() as u32;
     for (i, op) in ops.iter().enumerate().skip(from) {
