@@ -220,7 +220,7 @@ fn switched(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg, cases: usize, src: impl
 /// permute the lanes within each vector (one pshufd each).
 const XOR_BITS: [usize; 5] = [16, 8, 4, 2, 1];
 
-/// shfl.xor.vu in optimised code. A distance d = u[rs2] & LANE_MASK with at most one bit set (0, 1, 2, 4, 8, 16:
+/// shfl.xor.vu in optimised code where the rest of the block is not forked (`xor_fork`). A distance d = u[rs2] & LANE_MASK with at most one bit set (0, 1, 2, 4, 8, 16:
 /// butterflies and tree reductions, whose loops compute it) tests its bits with one conditional branch each,
 /// and only a set bit moves data. Those branches follow the loop's pattern, so the predictor learns them,
 /// where a jump table on d (an indirect branch) was mispredicted every round of a butterfly. Other distances
