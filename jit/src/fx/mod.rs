@@ -13,6 +13,7 @@ use std::mem::offset_of;
 
 mod exits;
 mod facts;
+mod fork;
 mod lanes;
 mod next_wave;
 mod regs;

@@ -429,17 +429,43 @@ fn budget_check(fx: &mut Fx, block: &Block) {
 /// The instructions `range` of `block` in the current variant; then on to `next` (the next segment), or, for
 /// the last segment, out of the block.
 fn emit_ops(fx: &mut Fx, block: &Block, range: std::ops::Range<usize>, next: Option<ir::Block>, heads: &Heads) {
-    // Sites count within the segment: the instructions of earlier segments are counted already.
-    let block_len = range.len() as u32;
     fx.note_block_exec();
-    let ops = &block.ops[range];
-    for (i, op) in ops.iter().enumerate() {
+    emit_rest(fx, block, &block.ops[range], 0, next, heads);
+}
+
+/// The instructions `ops[from..]` of a segment (`ops`), then the segment's end (`emit_ops`). An instruction
+/// that forks (`xlane::forks`) emits the rest once per case, each copy from the same lowering state.
+fn emit_rest(
+    fx: &mut Fx,
+    block: &Block,
+    ops: &[crate::blocks::Op],
+    from: usize,
+    next: Option<ir::Block>,
+    heads: &Heads,
+) {
+    // Sites count within the segment: the instructions of earlier segments are counted already.
+    let block_len = ops.len() as u32;
+    for (i, op) in ops.iter().enumerate().skip(from) {
         let site = Site { pc: op.pc, len: op.len, index: i as u32, block_len, heads, rest: &ops[i + 1..] };
         // Mutant 156: other instructions read the host's NaN payloads.
         if !vfloat::reads_raw_nans(&op.insn) && !crate::mutants::active(156) {
             fx.settle_nans();
         }
         fx.begin_insn(op.insn);
+        if let Insn::Xlane(lanejit_isa::XlaneInsn::ShflXorVu { rd, rs1, rs2 }) = op.insn {
+            if xlane::forks(fx, &op.insn, site.rest) {
+                fx.note_lowering(op.pc, crate::abi::Lowering::Native);
+                let cases = xlane::xor_fork(fx, rs2);
+                let point = fx.fork_point();
+                for (case_block, case) in cases {
+                    fx.b.switch_to_block(case_block);
+                    fx.restore_fork(&point);
+                    xlane::xor_case(fx, rd, rs1, case);
+                    emit_rest(fx, block, ops, i + 1, next, heads);
+                }
+                return;
+            }
+        }
         let before = fx.b.func.dfg.num_insts();
         let lowered = lower_op(fx, &op.insn, &site);
         if fx.report_insts() {

@@ -220,7 +220,7 @@ fn switched(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg, cases: usize, src: impl
 /// permute the lanes within each vector (one pshufd each).
 const XOR_BITS: [usize; 5] = [16, 8, 4, 2, 1];
 
-/// shfl.xor.vu in optimised code. A distance d = u[rs2] & LANE_MASK with at most one bit set (0, 1, 2, 4, 8, 16:
+/// shfl.xor.vu in optimised code where the rest of the block is not forked (`xor_fork`). A distance d = u[rs2] & LANE_MASK with at most one bit set (0, 1, 2, 4, 8, 16:
 /// butterflies and tree reductions, whose loops compute it) tests its bits with one conditional branch each,
 /// and only a set bit moves data. Those branches follow the loop's pattern, so the predictor learns them,
 /// where a jump table on d (an indirect branch) was mispredicted every round of a butterfly. Other distances
@@ -260,17 +260,85 @@ fn xor_if_set(fx: &mut Fx, x: Vec32, d: Value, bit: usize) -> Vec32 {
     fx.b.set_cold_block(swap);
     fx.b.ins().brif(set, swap, &[], join, &block_args(&x));
     fx.b.switch_to_block(swap);
-    // Mutant 179: bits 4 and 8 rotate the vectors (vector j takes j + 1 or j + 2) instead of swapping them.
-    // Mutant 180: bits 1 and 2 take each other's permutation within the vector.
-    let perm: [usize; LANES] = std::array::from_fn(|l| match bit {
-        4 | 8 if active(179) => (l + 4 * (bit / 4)) % LANES,
-        1 | 2 if active(180) => l ^ (3 - bit),
-        _ => l ^ bit,
-    });
-    let out = fx.permute(x, &perm);
+    let out = fx.permute(x, &xor_bit_perm(bit));
     fx.b.ins().jump(join, &block_args(&out));
     fx.b.switch_to_block(join);
     std::array::from_fn(|k| fx.b.block_params(join)[k])
+}
+
+/// Each lane's source lane under shfl.xor by the one-bit distance `bit`, or under a planted bug.
+fn xor_bit_perm(bit: usize) -> [usize; LANES] {
+    // Mutant 179: bits 4 and 8 rotate the vectors (vector j takes j + 1 or j + 2) instead of swapping them.
+    // Mutant 180: bits 1 and 2 take each other's permutation within the vector.
+    std::array::from_fn(|l| match bit {
+        4 | 8 if active(179) => (l + 4 * (bit / 4)) % LANES,
+        1 | 2 if active(180) => l ^ (3 - bit),
+        _ => l ^ bit,
+    })
+}
+
+/// One copy of a block's rest after a forked shfl.xor.vu (`xor_fork`): the distance it runs with.
+#[derive(Clone, Copy)]
+pub enum XorCase {
+    /// The distance is this single bit (16, 8, 4: vectors renamed; 2, 1: one pshufd per vector), or 0.
+    Bit(usize),
+    /// Any other distance, masked to the wave (`xor_uniform`).
+    Other(Value),
+}
+
+/// Should the full-EXEC variant fork the rest of its block at `insn`, `rest` the instructions after it? A
+/// shfl.xor.vu in optimised code whose rest is short and holds no other one (copies would multiply).
+pub fn forks(fx: &Fx, insn: &lanejit_isa::Insn, rest: &[crate::blocks::Op]) -> bool {
+    let is_xor_vu = |i: &lanejit_isa::Insn| matches!(i, lanejit_isa::Insn::Xlane(XlaneInsn::ShflXorVu { .. }));
+    fx.tier() == Tier::Opt
+        && fx.full_exec()
+        && is_xor_vu(insn)
+        && rest.len() <= MAX_FORKED_REST
+        && !rest.iter().any(|o| is_xor_vu(&o.insn))
+}
+
+/// Most instructions after a forked shfl.xor.vu (each is emitted once per case: 7 copies).
+const MAX_FORKED_REST: usize = 24;
+
+/// shfl.xor.vu whose rest of block is emitted once per case of the distance d = u[rs2] & LANE_MASK: the same
+/// tests as `xor_switched` (one branch for "more than one bit", then one per bit) lead each case to its own
+/// copy, so a distance of 4, 8 or 16 is a renaming of vectors the following instructions read directly, and
+/// no join carries the 8 shuffled vectors (whose block parameters, live beside the source, spilled it: a
+/// butterfly's multiply-add then went through memory every round). Returns each copy's block and case; the
+/// caller emits `xor_case` and then the rest in each.
+pub fn xor_fork(fx: &mut Fx, rs2: UReg) -> Vec<(ir::Block, XorCase)> {
+    let u = fx.u(rs2);
+    let d = fx.b.ins().band_imm_u(u, LANE_MASK as i64);
+    let below = fx.b.ins().iadd_imm_s(d, -1);
+    let several = fx.b.ins().band(d, below);
+    let (other, bits) = (fx.b.create_block(), fx.b.create_block());
+    fx.b.set_cold_block(other);
+    fx.b.ins().brif(several, other, &[], bits, &[]);
+    let mut cases = vec![(other, XorCase::Other(d))];
+    fx.b.switch_to_block(bits);
+    for bit in XOR_BITS {
+        let set = fx.b.ins().band_imm_u(d, bit as i64);
+        let (case, next) = (fx.b.create_block(), fx.b.create_block());
+        fx.b.ins().brif(set, case, &[], next, &[]);
+        cases.push((case, XorCase::Bit(bit)));
+        fx.b.switch_to_block(next);
+    }
+    // No bit set: d = 0, every lane reads itself. (This block is the current one.)
+    let zero = fx.b.create_block();
+    fx.b.ins().jump(zero, &[]);
+    cases.push((zero, XorCase::Bit(0)));
+    cases
+}
+
+/// shfl.xor.vu rd, rs1 in one case of `xor_fork` (in that case's block).
+pub fn xor_case(fx: &mut Fx, rd: VReg, rs1: VReg, case: XorCase) {
+    let s = fx.v(rs1);
+    let out = match case {
+        XorCase::Bit(0) => s,
+        XorCase::Bit(bit) => fx.permute(s, &xor_bit_perm(bit)),
+        XorCase::Other(d) => xor_uniform(fx, s, d),
+    };
+    fx.set_v(rd, out);
 }
 
 /// A block taking a 32-lane value (8 vectors) as its parameters.
