@@ -42,6 +42,19 @@ pub fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
+/// A guest block that branches to its own start, as emitted: where its back edge goes.
+#[derive(Clone, Copy, Debug)]
+pub struct SelfLoop {
+    /// The guest block's start.
+    pub start: u32,
+    /// The Cranelift loop header the back edge jumps to.
+    pub header: ir::Block,
+    /// `Some(n)`: the back edge checks the step budget for the next trip (`n` steps) instead of the header,
+    /// so a register the body writes before reading it is not live at the header (its variable would
+    /// otherwise be carried around the loop only for the header's budget exit to store).
+    pub back_edge_steps: Option<i64>,
+}
+
 /// The function being built. Only the builder is public: lowering code emits through `b` and reaches the rest
 /// through the methods of each concern's file (`regs`, `lanes`, `exits`, and this file for the function's
 /// inputs and per-block facts), never through another concern's state.
@@ -63,9 +76,9 @@ pub struct Fx<'a> {
     mark: Option<Value>,
     /// Print the CLIF instruction count of every lowered instruction (`Report::insts`).
     report_insts: bool,
-    /// The guest block being emitted branches to its own start: (that start, the Cranelift loop header). Its
-    /// back edge keeps registers in variables instead of storing and reloading them.
-    self_loop: Option<(u32, ir::Block)>,
+    /// The guest block being emitted branches to its own start. Its back edge keeps registers in variables
+    /// instead of storing and reloading them.
+    self_loop: Option<SelfLoop>,
     /// fcsr is plain (rm = rne, no f32 flush): checked at the block's start, not written since.
     fcsr_plain: bool,
     // --- Registers (`regs.rs`).
@@ -265,13 +278,13 @@ impl<'a> Fx<'a> {
         self.report_insts
     }
 
-    /// The block being emitted branches to its own start: (that start, its loop header), or `None`.
-    pub fn self_loop(&self) -> Option<(u32, ir::Block)> {
+    /// The block being emitted branches to its own start: its loop, or `None`.
+    pub fn self_loop(&self) -> Option<SelfLoop> {
         self.self_loop
     }
 
     /// Sets (or, with `None`, clears) the self loop of the block being emitted.
-    pub fn set_self_loop(&mut self, l: Option<(u32, ir::Block)>) {
+    pub fn set_self_loop(&mut self, l: Option<SelfLoop>) {
         self.self_loop = l;
     }
 

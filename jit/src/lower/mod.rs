@@ -4,7 +4,7 @@
 
 use crate::abi::{Exit, Tier};
 use crate::blocks::Block;
-use crate::fx::{BlockRegs, Fx};
+use crate::fx::{BlockRegs, Fx, SelfLoop};
 use cranelift_codegen::ir::{self, condcodes::IntCC, types::*, InstBuilder, JumpTableData};
 use lanejit_isa::{Insn, UREGS, VREGS};
 use std::collections::HashMap;
@@ -65,9 +65,11 @@ impl Fx<'_> {
     /// the changed registers), or a jump back to the loop header, registers kept in variables, when the block
     /// branches to its own start.
     pub fn goto(&mut self, site: &Site, target: u32) {
-        if let Some((start, header)) = self.self_loop().filter(|l| l.0 == target) {
-            debug_assert_eq!(start, target);
-            self.b.ins().jump(header, &[]);
+        if let Some(l) = self.self_loop().filter(|l| l.start == target) {
+            if let Some(n) = l.back_edge_steps {
+                check_steps(self, n, l.start);
+            }
+            self.b.ins().jump(l.header, &[]);
             return;
         }
         match site.heads.blocks.get(&target) {
@@ -104,7 +106,7 @@ impl Fx<'_> {
     /// Conditional continuation: `cond != 0` goes to `taken`, else to `fall`. Outside a self-loop the changed
     /// registers are stored once, before the branch, rather than on both sides.
     pub fn branch(&mut self, site: &Site, cond: ir::Value, taken: u32, fall: u32) {
-        let looping = self.self_loop().is_some_and(|l| l.0 == taken || l.0 == fall);
+        let looping = self.self_loop().is_some_and(|l| l.start == taken || l.start == fall);
         let saved = self.dirty();
         if !looping {
             self.store_dirty();
@@ -254,17 +256,23 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     fx.set_in_state(&if optimised && !looping { only_read(&regs.0, &used) } else { Vec::new() });
     let lazy = optimised && !looping;
     let due = if lazy { written_first(block, &segments) } else { vec![(Vec::new(), Vec::new()); segments.len()] };
+    // A loop whose EXEC and fcsr stay as they are picks its EXEC variant once, before a loop per variant
+    // (`loop_in_variants`); others have one header, where each trip picks the variant of its first segment.
+    let mut loop_in_variants = None;
     if looping {
         fx.begin_block(&regs);
-        let header = fx.b.create_block();
-        fx.b.ins().jump(header, &[]);
-        fx.b.switch_to_block(header);
-        fx.set_self_loop(Some((block.start, header)));
         // After one iteration the variables of the registers it writes differ from the state: every exit stores
         // them. (A vector register it only reads still equals its state copy.)
-        let written = regs.0.iter().copied().filter(|&r| used.0[r]).collect();
-        fx.mark_dirty(&(written, regs.1.clone()));
-        budget_check(fx, block);
+        let written = (regs.0.iter().copied().filter(|&r| used.0[r]).collect(), regs.1.clone());
+        if fx.tier() == Tier::Opt && keeps_exec_and_fcsr(block) {
+            // Checked here for the first trip (nothing changed yet: the exit stores nothing), then at each
+            // back edge for the next.
+            budget_check(fx, block);
+            loop_in_variants = Some(written);
+        } else {
+            enter_loop(fx, block.start, &written, None);
+            budget_check(fx, block);
+        }
     } else {
         budget_check(fx, block);
         if lazy {
@@ -279,15 +287,33 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     if fx.tier() == Tier::Quick {
         fx.count_block_start(block.start);
     }
-    fx.mark_block_start(block.start);
+    if loop_in_variants.is_none() {
+        fx.mark_block_start(block.start);
+    }
     let writes_lanes = block.ops.iter().any(|o| !matches!(o.insn, Insn::Uniform(_) | Insn::Ctrl(_) | Insn::Cmp(_)));
     for (s, range) in segments.iter().enumerate() {
         let next = (s + 1 < segments.len()).then(|| fx.b.create_block());
-        emit_segment(fx, block, range.clone(), (next, &due[s]), writes_lanes, heads);
+        emit_segment(fx, block, range.clone(), (next, &due[s]), writes_lanes, heads, loop_in_variants.as_ref());
         if let Some(next) = next {
             fx.b.switch_to_block(next);
         }
     }
+}
+
+/// Does a trip of the block leave EXEC and fcsr as they were (no instruction writes either), so that the EXEC
+/// variant and fcsr guard chosen before a loop over it hold on every trip?
+fn keeps_exec_and_fcsr(block: &Block) -> bool {
+    !block.ops.iter().any(|o| o.insn.exec().writes || o.insn.fcsr().writes)
+}
+
+/// Starts a single-block loop here: a header that the back edge returns to (`back_edge_steps`: see `SelfLoop`),
+/// where the registers the block writes (`written`) count as changed.
+fn enter_loop(fx: &mut Fx, start: u32, written: &BlockRegs, back_edge_steps: Option<i64>) {
+    let header = fx.b.create_block();
+    fx.b.ins().jump(header, &[]);
+    fx.b.switch_to_block(header);
+    fx.set_self_loop(Some(SelfLoop { start, header, back_edge_steps }));
+    fx.mark_dirty(written);
 }
 
 /// For each segment, the registers (vector, uniform) whose first use in the block is there and only writes
@@ -351,6 +377,7 @@ fn emit_segment(
     (next, due): (Option<ir::Block>, &BlockRegs),
     writes_lanes: bool,
     heads: &Heads,
+    loop_in_variants: Option<&BlockRegs>,
 ) {
     let fcsr_plain = fx.fcsr_plain();
     let entry_dirty = fx.dirty();
@@ -388,6 +415,11 @@ fn emit_segment(
         fx.begin_variant(full_exec, writes_lanes);
         fx.set_dirty(entry_dirty.clone());
         fx.set_fcsr_plain(fcsr_plain);
+        if let Some(written) = loop_in_variants {
+            // The variant's set-up (its EXEC lane masks) stays before its loop: EXEC is the same on every trip.
+            enter_loop(fx, block.start, written, Some(block_steps(block)));
+            fx.mark_block_start(block.start);
+        }
         if !full_exec {
             fx.load_unloaded(&due.0);
         }
@@ -412,15 +444,24 @@ fn emit_segment(
 
 /// A block that does not fit the remaining step budget goes to the interpreter instruction by instruction.
 fn budget_check(fx: &mut Fx, block: &Block) {
+    check_steps(fx, block_steps(block), block.start);
+}
+
+/// The steps a trip through `block` takes from the budget.
+fn block_steps(block: &Block) -> i64 {
     // Mutant 43: a block that needs one step more than remains still runs compiled.
-    let n = block.ops.len() as i64 - crate::mutants::active(43) as i64;
+    block.ops.len() as i64 - crate::mutants::active(43) as i64
+}
+
+/// Leaves for the interpreter at `pc` (storing the changed registers) unless `n` steps remain; takes them.
+fn check_steps(fx: &mut Fx, n: i64, pc: u32) {
     let steps = fx.steps();
     let short = fx.b.ins().icmp_imm_s(IntCC::SignedLessThan, steps, n.max(1));
     let (out, run) = (fx.b.create_block(), fx.b.create_block());
     fx.b.set_cold_block(out);
     fx.b.ins().brif(short, out, &[], run, &[]);
     fx.b.switch_to_block(out);
-    fx.exit(Exit::Budget, block.start);
+    fx.exit(Exit::Budget, pc);
     fx.b.switch_to_block(run);
     let steps = fx.b.ins().iadd_imm_s(steps, -n);
     fx.set_steps(steps);
