@@ -1,6 +1,6 @@
 //! A fork point in a block's lowering: the lowering state that instructions change as they are emitted, so
 //! that the rest of a block can be emitted several times, once per case of a run-time value (each copy starting
-//! from the same state), and each copy's code is specialised for its case (`lower::xlane::xor_forked`).
+//! from the same state), and each copy's code is specialised for its case (`lower::xlane::xor_fork`).
 
 use super::facts::{Admission, OffsetFacts};
 use super::Fx;

@@ -235,7 +235,8 @@ fn loops_to_itself(block: &Block) -> bool {
 
 /// A block's head loads the registers it names and checks the step budget, then picks the full-EXEC or the
 /// masked variant. A single-block loop loads its registers once, before a loop header that its back edge
-/// returns to, so its registers stay in host registers across iterations.
+/// returns to, so its registers stay in host registers across iterations; one that writes neither EXEC nor
+/// fcsr has a loop per variant instead (`emit_segment`), its variant picked once.
 fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
     fx.b.switch_to_block(heads.blocks[&block.start]);
     let regs = block_regs(block);
@@ -264,15 +265,14 @@ fn emit_block(fx: &mut Fx, block: &Block, heads: &Heads) {
         // After one iteration the variables of the registers it writes differ from the state: every exit stores
         // them. (A vector register it only reads still equals its state copy.)
         let written = (regs.0.iter().copied().filter(|&r| used.0[r]).collect(), regs.1.clone());
+        // A loop per variant checks the budget here for the first trip (nothing changed yet: the exit stores
+        // nothing), then at each back edge for the next; a single loop checks it at its header.
         if fx.tier() == Tier::Opt && keeps_exec_and_fcsr(block) {
-            // Checked here for the first trip (nothing changed yet: the exit stores nothing), then at each
-            // back edge for the next.
-            budget_check(fx, block);
             loop_in_variants = Some(written);
         } else {
             enter_loop(fx, block.start, &written, None);
-            budget_check(fx, block);
         }
+        budget_check(fx, block);
     } else {
         budget_check(fx, block);
         if lazy {
@@ -494,7 +494,7 @@ fn emit_rest(
         }
         fx.begin_insn(op.insn);
         if let Insn::Xlane(lanejit_isa::XlaneInsn::ShflXorVu { rd, rs1, rs2 }) = op.insn {
-            if xlane::forks(fx, &op.insn, site.rest) {
+            if xlane::forks(fx, site.rest) {
                 fx.note_lowering(op.pc, crate::abi::Lowering::Native);
                 let cases = xlane::xor_fork(fx, rs2);
                 let point = fx.fork_point();

@@ -220,8 +220,8 @@ fn switched(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg, cases: usize, src: impl
 /// permute the lanes within each vector (one pshufd each).
 const XOR_BITS: [usize; 5] = [16, 8, 4, 2, 1];
 
-/// shfl.xor.vu in optimised code where the rest of the block is not forked (`xor_fork`). A distance d = u[rs2] & LANE_MASK with at most one bit set (0, 1, 2, 4, 8, 16:
-/// butterflies and tree reductions, whose loops compute it) tests its bits with one conditional branch each,
+/// shfl.xor.vu in optimised code where the rest of the block is not forked (`xor_fork`). A distance
+/// d = u[rs2] & LANE_MASK with at most one bit set (0, 1, 2, 4, 8, 16: butterflies and tree reductions, whose loops compute it) tests its bits with one conditional branch each,
 /// and only a set bit moves data. Those branches follow the loop's pattern, so the predictor learns them,
 /// where a jump table on d (an indirect branch) was mispredicted every round of a butterfly. Other distances
 /// take the branch-free path (`xor_uniform`). Measured at 2^22 lanes (lanejit bench): testing every distance's
@@ -229,13 +229,8 @@ const XOR_BITS: [usize; 5] = [16, 8, 4, 2, 1];
 /// a mispredicted branch per two bits; with the one-bit test first, butterfly takes 50 ms and that kernel 83.
 fn xor_switched(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg) -> Lowered {
     let s = fx.v(rs1);
-    let u = fx.u(rs2);
-    let d = fx.b.ins().band_imm_u(u, LANE_MASK as i64);
-    let below = fx.b.ins().iadd_imm_s(d, -1);
-    let several = fx.b.ins().band(d, below);
-    let (bits, general, join) = (fx.b.create_block(), fx.b.create_block(), vec_block(fx));
-    fx.b.set_cold_block(general);
-    fx.b.ins().brif(several, general, &[], bits, &[]);
+    let (d, general, bits) = split_distance(fx, rs2);
+    let join = vec_block(fx);
     fx.b.switch_to_block(general);
     let out = xor_uniform(fx, s, d);
     fx.b.ins().jump(join, &block_args(&out));
@@ -249,6 +244,19 @@ fn xor_switched(fx: &mut Fx, rd: VReg, rs1: VReg, rs2: UReg) -> Lowered {
     let out: Vec32 = std::array::from_fn(|k| fx.b.block_params(join)[k]);
     fx.set_v(rd, out);
     Lowered::Native
+}
+
+/// The distance d = u[rs2] & LANE_MASK, and the blocks a branch on it leads to: a cold one when d has more than
+/// one bit set, the other when it has at most one (the current block is left ended).
+fn split_distance(fx: &mut Fx, rs2: UReg) -> (Value, ir::Block, ir::Block) {
+    let u = fx.u(rs2);
+    let d = fx.b.ins().band_imm_u(u, LANE_MASK as i64);
+    let below = fx.b.ins().iadd_imm_s(d, -1);
+    let several = fx.b.ins().band(d, below);
+    let (other, bits) = (fx.b.create_block(), fx.b.create_block());
+    fx.b.set_cold_block(other);
+    fx.b.ins().brif(several, other, &[], bits, &[]);
+    (d, other, bits)
 }
 
 /// `x` with lane l reading lane l ^ `bit` if that bit of `d` is set, else `x` itself: a diamond whose two
@@ -286,13 +294,12 @@ pub enum XorCase {
     Other(Value),
 }
 
-/// Should the full-EXEC variant fork the rest of its block at `insn`, `rest` the instructions after it? A
-/// shfl.xor.vu in optimised code whose rest is short and holds no other one (copies would multiply).
-pub fn forks(fx: &Fx, insn: &lanejit_isa::Insn, rest: &[crate::blocks::Op]) -> bool {
+/// Should the full-EXEC variant fork the rest of its block at a shfl.xor.vu, `rest` the instructions after it?
+/// In optimised code, when the rest is short and holds no other one (copies would multiply).
+pub fn forks(fx: &Fx, rest: &[crate::blocks::Op]) -> bool {
     let is_xor_vu = |i: &lanejit_isa::Insn| matches!(i, lanejit_isa::Insn::Xlane(XlaneInsn::ShflXorVu { .. }));
     fx.tier() == Tier::Opt
         && fx.full_exec()
-        && is_xor_vu(insn)
         && rest.len() <= MAX_FORKED_REST
         && !rest.iter().any(|o| is_xor_vu(&o.insn))
 }
@@ -307,13 +314,7 @@ const MAX_FORKED_REST: usize = 24;
 /// butterfly's multiply-add then went through memory every round). Returns each copy's block and case; the
 /// caller emits `xor_case` and then the rest in each.
 pub fn xor_fork(fx: &mut Fx, rs2: UReg) -> Vec<(ir::Block, XorCase)> {
-    let u = fx.u(rs2);
-    let d = fx.b.ins().band_imm_u(u, LANE_MASK as i64);
-    let below = fx.b.ins().iadd_imm_s(d, -1);
-    let several = fx.b.ins().band(d, below);
-    let (other, bits) = (fx.b.create_block(), fx.b.create_block());
-    fx.b.set_cold_block(other);
-    fx.b.ins().brif(several, other, &[], bits, &[]);
+    let (d, other, bits) = split_distance(fx, rs2);
     let mut cases = vec![(other, XorCase::Other(d))];
     fx.b.switch_to_block(bits);
     for bit in XOR_BITS {

@@ -4,14 +4,15 @@
 //! inline code did, rule for rule: check the descriptor and every active in-range lane's texel against the
 //! instruction's cached window; if anything fails it touches nothing and returns 0, and compiled code has the
 //! interpreter execute the instruction (which reports any trap). Written from the ISA's rules, not by calling
-//! the interpreter: `tests/image_lanes.rs` checks it against the interpreter.
+//! the interpreter (only the unorm8 conversions, bit-exact scalar helpers, are the interpreter's):
+//! `tests/image_lanes.rs` checks it against the interpreter.
 //!
 //! Compiled code passes a stack buffer (`IO_*`): the x and y registers, and the data registers (a store's input,
 //! a load's output: the enabled components in register order).
 
 use crate::abi::Window;
 use crate::lower::mem::image::MAX_TEXEL_BYTES;
-use lanejit_interp::image::{ImageFormat, IMAGE_MAX_SIZE};
+use lanejit_interp::image::{f32_to_unorm8, unorm8_to_f32, ImageFormat, IMAGE_MAX_SIZE};
 use lanejit_isa::LANES;
 
 /// Byte offset of the x register's lanes in the buffer (lane l at 4l).
@@ -179,7 +180,7 @@ unsafe fn load_narrow(io: &mut [u32], t: &Texels, format: u32, dmask: u32, flags
     put(io, dmask, |j, l| {
         let w = words[l];
         match (rgba8, j) {
-            (true, _) => unorm8_to_f32(w >> (8 * j) & 0xff, flags).to_bits(),
+            (true, _) => unorm8_bits(w >> (8 * j) & 0xff, flags),
             (false, 0) => w,
             (false, 3) if t.in_range >> l & 1 != 0 => alpha,
             _ => 0,
@@ -187,14 +188,13 @@ unsafe fn load_narrow(io: &mut [u32], t: &Texels, format: u32, dmask: u32, flags
     });
 }
 
-/// byte / 255 as f32 (one IEEE division: correctly rounded).
-fn unorm8_to_f32(byte: u32, flags: u32) -> f32 {
-    let f = byte as f32;
+/// byte / 255 as f32 bits: the interpreter's conversion (a bit-exact scalar helper both engines share), unless
+/// planted bug 152 multiplies by 1/255.
+fn unorm8_bits(byte: u32, flags: u32) -> u32 {
     if flags & MUTANT_RECIPROCAL != 0 {
-        f * (1.0f32 / 255.0)
-    } else {
-        f / 255.0
+        return (byte as f32 * (1.0f32 / 255.0)).to_bits();
     }
+    unorm8_to_f32(byte as u8)
 }
 
 /// Stores lane by lane, ascending (the highest lane wins a shared texel): the enabled components the format
@@ -202,11 +202,10 @@ fn unorm8_to_f32(byte: u32, flags: u32) -> f32 {
 unsafe fn store(io: &[u32], t: &Texels, format: u32, dmask: u32, flags: u32) {
     let wide = format == ImageFormat::Rgba32f.code();
     let rgba8 = format == ImageFormat::Rgba8.code();
-    let comps: Vec<usize> = (0..4).filter(|j| dmask >> j & 1 != 0).collect();
     let lane_at = |i: usize| if flags & MUTANT_DESCENDING != 0 { LANES - 1 - i } else { i };
     for l in (0..LANES).map(lane_at).filter(|l| t.access >> l & 1 != 0) {
         let host = t.host[l];
-        for (k, &j) in comps.iter().enumerate() {
+        for (k, j) in (0..4).filter(|j| dmask >> j & 1 != 0).enumerate() {
             let v = io[data(k, l)];
             // SAFETY: checked by `check`.
             unsafe {
@@ -220,12 +219,4 @@ unsafe fn store(io: &[u32], t: &Texels, format: u32, dmask: u32, flags: u32) {
             }
         }
     }
-}
-
-/// f32 bits → unorm8: round-half-even(clamp(v, 0, 1) * 255), exact in f64; NaN 0.
-fn f32_to_unorm8(v: u32) -> u8 {
-    let f = f32::from_bits(v);
-    // `as` saturates: NaN and negatives give 0.
-    let n = (f64::from(f) * 255.0).round_ties_even() as u32;
-    n.min(255) as u8
 }

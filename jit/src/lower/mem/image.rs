@@ -8,6 +8,7 @@
 //! runtime, which has the interpreter execute the instruction (it reports any trap) and caches the image's
 //! region for the next time.
 
+use super::lanes::{spill_at, unspill_at};
 use crate::abi::{Window, CTX_WINDOWS_OFFSET};
 use crate::fx::Fx;
 use crate::lower::{Lowered, Site};
@@ -57,7 +58,7 @@ pub fn lower(fx: &mut Fx, site: &Site, op: &ImgOp, store: bool) -> Lowered {
     fx.b.switch_to_block(done);
     if !store {
         for k in 0..op.data_regs() {
-            let c = std::array::from_fn(|v| fx.b.ins().stack_load(I64, I32X4, io, data_offset(k) + 16 * v as i32));
+            let c = unspill_at(fx, io, data_offset(k));
             fx.set_v(VReg(op.rd.0 + k as u8), c);
         }
     }
@@ -70,13 +71,6 @@ pub fn lower(fx: &mut Fx, site: &Site, op: &ImgOp, store: bool) -> Lowered {
 /// Byte offset of data register k in the buffer.
 fn data_offset(k: usize) -> i32 {
     texels::IO_DATA + (4 * LANES * k) as i32
-}
-
-/// Writes a vector register's lanes to `slot` from byte `at` (lane l at `at + 4l`).
-fn spill_at(fx: &mut Fx, r: VReg, slot: StackSlot, at: i32) {
-    for (k, x) in fx.v(r).into_iter().enumerate() {
-        fx.b.ins().stack_store(I64, x, slot, at + 16 * k as i32);
-    }
 }
 
 /// Calls the routine with the descriptor's words, the window entry and EXEC; true (i8) when it did the access.

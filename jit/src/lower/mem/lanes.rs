@@ -18,14 +18,24 @@ pub fn lane_slot(fx: &mut Fx) -> StackSlot {
 
 /// Writes a vector register's lanes to a stack slot (lane l at byte 4l).
 pub fn spill(fx: &mut Fx, r: VReg, to: StackSlot) {
+    spill_at(fx, r, to, 0);
+}
+
+/// Writes a vector register's lanes to a stack slot from byte `at` (lane l at byte `at + 4l`).
+pub fn spill_at(fx: &mut Fx, r: VReg, to: StackSlot, at: i32) {
     for (k, x) in fx.v(r).into_iter().enumerate() {
-        fx.b.ins().stack_store(I64, x, to, 16 * k as i32);
+        fx.b.ins().stack_store(I64, x, to, at + 16 * k as i32);
     }
 }
 
 /// The register a lane loop filled in stack slot `s`.
 pub fn unspill(fx: &mut Fx, s: StackSlot) -> Vec32 {
-    std::array::from_fn(|k| fx.b.ins().stack_load(I64, I32X4, s, 16 * k as i32))
+    unspill_at(fx, s, 0)
+}
+
+/// The register stored in stack slot `s` from byte `at`.
+pub fn unspill_at(fx: &mut Fx, s: StackSlot, at: i32) -> Vec32 {
+    std::array::from_fn(|k| fx.b.ins().stack_load(I64, I32X4, s, at + 16 * k as i32))
 }
 
 /// The lowest set bit of `mask` as a lane number, `mask` without it, and whether `mask` had one.
