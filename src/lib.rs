@@ -61,7 +61,7 @@ pub mod typed;
 pub mod wave;
 pub mod wavemem;
 
-pub use arena::{Alloc, AllocError, AllocTable, Arena, Buffer, DEVICE_BASE};
+pub use arena::{Alloc, AllocError, AllocTable, Arena, Buffer, Pages, DEVICE_BASE};
 pub use args::KernelArgs;
 pub use error::{ConfigError, ContainerError, JitError, MemoryError, WaveError};
 pub use image::{Image, ImageError, ImageLayout, ImageSpec};
@@ -306,7 +306,11 @@ impl Device {
     }
     /// A device with `bytes` of address space.
     pub fn with_capacity(bytes: u64) -> Result<Device, AllocError> {
-        Ok(Device { arena: Arena::new(bytes)?, pool: std::sync::Mutex::default() })
+        Device::with_pages(bytes, arena::Pages::Huge)
+    }
+    /// A device with `bytes` of address space in `pages`.
+    pub fn with_pages(bytes: u64, pages: arena::Pages) -> Result<Device, AllocError> {
+        Ok(Device { arena: Arena::with_pages(bytes, pages)?, pool: std::sync::Mutex::default() })
     }
     /// From now on, remember which bytes of device memory hold a written value, for the uninit checker's
     /// `Checks::buffers`: a new buffer's bytes are undefined until the host writes them or a kernel stores to

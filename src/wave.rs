@@ -207,7 +207,8 @@ pub type Range = (u64, u64, bool);
 
 /// A device holding exactly the memory ranges of a state (no other allocation exists).
 pub fn device_with(memory: &[MemJson]) -> Result<(Device, Vec<Range>), String> {
-    let device = Device::with_capacity(1 << 34).map_err(|e| e.to_string())?;
+    // A state's ranges are small: base pages, so that each range does not zero a 2 MiB huge page.
+    let device = Device::with_pages(1 << 34, crate::Pages::Base).map_err(|e| e.to_string())?;
     let mut ranges = Vec::new();
     for m in memory {
         let bytes = parse_hex(&m.hex).map_err(|e| format!("memory at {:#x}: {e}", m.addr))?;
