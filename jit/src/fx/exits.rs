@@ -2,7 +2,7 @@
 //! (starting the next wave in place), counting retired instructions and lane-ops, and calls that hand one
 //! instruction to the interpreter or the runtime's memory path.
 
-use super::{flags, touched, written, BlockRegs, Dirty, Fx, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
+use super::{flags, written, BlockRegs, Dirty, Fx, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
 use crate::abi::Exit;
 use cranelift_codegen::ir::{types::*, Block, InstBuilder, Value};
 use lanejit_isa::LANES;
@@ -89,9 +89,33 @@ impl Fx<'_> {
     /// A wave's `end` (the block's counts added): stores everything the exit would, then starts the next wave
     /// itself at `first` (the kernel's first block) when the run's plan allows (`next_wave.rs`), else asks the
     /// runtime for it; with one, starts it at `restart`, else leaves with `End`.
+    /// The registers are stored here; the rest is the function's one wave-end block (`emit_wave_end`), taking
+    /// the `end`'s pc: every `end` of a function (one per EXEC variant and fork) shares its ~100 CLIF.
     pub fn end_wave(&mut self, pc: u32, first: Block) {
         self.store_dirty();
         self.clear_dirty();
+        let wave_end = match self.wave_end {
+            Some((block, f)) => {
+                debug_assert_eq!(f, first, "every `end` of a function starts the next wave at the same block");
+                block
+            }
+            None => {
+                let block = self.b.create_block();
+                self.b.append_block_param(block, I32);
+                self.wave_end = Some((block, first));
+                block
+            }
+        };
+        let p = self.b.ins().iconst(I32, pc as i64);
+        self.b.ins().jump(wave_end, &[p.into()]);
+    }
+
+    /// The wave-end block of `end_wave`, if an `end` jumps to it (EXEC, the counters and the budget are
+    /// variables: each `end` brings its own).
+    fn emit_wave_end(&mut self) {
+        let Some((block, first)) = self.wave_end else { return };
+        self.b.switch_to_block(block);
+        let p = self.b.block_params(block)[0];
         if let Some(facts) = self.start_facts.clone() {
             self.start_next_wave_inline(&facts, first);
         }
@@ -99,18 +123,19 @@ impl Fx<'_> {
         self.store_counters(0);
         let steps = self.b.use_var(self.steps);
         self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
-        let p = self.b.ins().iconst(I32, pc as i64);
         self.b.ins().store(flags(), p, self.state, PC_OFFSET);
         let started = self.call_helper(self.helpers.next_wave, p);
         let done = self.b.create_block();
         self.b.ins().brif(started, self.restart, &[], done, &[]);
         self.b.switch_to_block(done);
-        self.exit(Exit::End, pc);
+        self.leave_at(Exit::End, p);
     }
 
-    /// Emits the shared exit block: store EXEC and the counters, write pc and the step budget, return the
-    /// status (each exit has stored its block's changed registers already).
+    /// Emits the wave-end block (when an `end` jumps to it), then the shared exit block: store EXEC and the
+    /// counters, write pc and the step budget, return the status (each exit has stored its block's changed
+    /// registers already).
     pub fn emit_exit_block(&mut self) {
+        self.emit_wave_end();
         self.b.switch_to_block(self.exit_block);
         let (status, pc) = (self.b.block_params(self.exit_block)[0], self.b.block_params(self.exit_block)[1]);
         self.store_exec();
@@ -166,6 +191,17 @@ impl Fx<'_> {
         self.call_runtime(self.helpers.step, pc, done, None);
     }
 
+    /// `call_interpreter` for an instruction of the block's main line (not one arm of a branch): after it the
+    /// state holds every register (stored for the call, or written by it and reloaded), so none counts as
+    /// changed and the block's later exits store only what changes after it.
+    pub fn interpret_in_line(&mut self, pc: u32, done: u32) {
+        self.call_interpreter(pc, done);
+        // Mutant 124 leaves the changes unstored: they must stay changed.
+        if !crate::mutants::active(124) {
+            self.mark_stored();
+        }
+    }
+
     /// Records a way the instruction at `pc` may run in the code being emitted.
     pub fn note_lowering(&mut self, pc: u32, how: crate::abi::Lowering) {
         self.noted = true;
@@ -200,19 +236,22 @@ impl Fx<'_> {
         self.join_arms(inline);
     }
 
-    /// Calls helper `f(state, ctx, pc)`, which executes the instruction at `pc` on the state: the registers it
-    /// names are stored first when the block has changed them (the state holds the others already) and all of
-    /// them are reloaded after.
+    /// Calls helper `f(state, ctx, pc)`, which executes the instruction at `pc` on the state: every register
+    /// the block has changed is stored first, not only those the instruction names; the registers it writes
+    /// are reloaded after. The registers still count as changed after it (see `interpret_in_line`).
     pub(super) fn call_runtime(&mut self, f: usize, pc: u32, done: u32, writes: Option<BlockRegs>) {
         let insn = self.current.expect("a runtime call runs while lowering an instruction");
         if insn.fcsr().writes {
             self.fcsr_plain = false;
         }
-        let (vs, us) = touched(&insn);
-        let (dv, du) = self.dirty_among(&vs, &us);
+        // Every changed register is stored, so the trap path stores none (an interpreted instruction cost ~40
+        // CLIF, most of them its trap path's stores). Callers in one arm of a branch keep the flags as they
+        // were (the other arm and the join read them); `interpret_in_line` counts the registers as unchanged.
+        let before = self.dirty();
         // Mutant 124: registers the block changed are not written back before the runtime call.
         if !crate::mutants::active(124) {
-            self.store_regs(&dv, &du);
+            self.store_dirty();
+            self.mark_stored();
         }
         self.store_exec();
         self.store_counters(done);
@@ -227,12 +266,13 @@ impl Fx<'_> {
         let trap = self.b.create_block();
         self.b.set_cold_block(trap);
         self.b.ins().brif(status, trap, &[], ok, &[]);
-        // A trap: the state has EXEC and the counters (stored for the call); the block's other changed
-        // registers are stored here.
+        // A trap: the state has EXEC, the counters and the changed registers (stored for the call; a register
+        // holding raw NaNs stays changed and is stored here).
         self.b.switch_to_block(trap);
         self.store_dirty();
         self.b.ins().jump(self.trap_exit, &[pcv.into()]);
         self.b.switch_to_block(ok);
+        self.set_dirty(before);
     }
 
     /// Calls the helper whose trampoline is at `f` with (state, ctx, pc) and returns its status.
