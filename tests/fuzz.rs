@@ -10,6 +10,7 @@ use lanejit_cli::fuzz::campaign::{reproducer_source, Options};
 use lanejit_cli::fuzz::prog::{GenProgram, Node};
 use lanejit_cli::fuzz::shrink::shrink;
 use lanejit_cli::fuzz::{campaign, check, generate, generate_states, AutoMode, GenConfig};
+use lanejit_jit::RegAlloc;
 use std::time::Instant;
 
 const CI_PROGRAMS: u64 = 20_000;
@@ -165,7 +166,9 @@ fn workgroup_cases_share_memory_across_a_barrier() {
     let p = lanejit_isa::assemble("t.s", &format!(".kernel t\n.workgroup 64, 1, 1\n.shared 256\n{src}")).unwrap();
     let init = lanejit::state_json::StateJson::default();
     for mode in [AutoMode::Cold, AutoMode::Hot] {
-        assert!(check(&p, &init, mode, None, &[]).unwrap().is_none());
+        for regalloc in [RegAlloc::Backtracking, RegAlloc::SinglePass] {
+            assert!(check(&p, &init, (mode, regalloc), None, &[]).unwrap().is_none());
+        }
     }
     let k = Kernel::from_program(p);
     let out = lanejit_cli::fuzz::group::run_case(&k, &init, lanejit::Engine::Jit, 1000, None).unwrap();
@@ -193,7 +196,9 @@ fn oracle_compares_everything() {
     let p = lanejit_isa::assemble("t.s", "v.add.i v1, v1, 1\nu.add.i u2, u2, 1\nend\n").unwrap();
     let init = lanejit::state_json::StateJson { exec: Some(0x0000_ffff), ..Default::default() };
     for mode in [AutoMode::Cold, AutoMode::Hot] {
-        assert!(check(&p, &init, mode, None, &[]).unwrap().is_none());
+        for regalloc in [RegAlloc::Backtracking, RegAlloc::SinglePass] {
+            assert!(check(&p, &init, (mode, regalloc), None, &[]).unwrap().is_none());
+        }
     }
     let k = Kernel::from_program(p);
     let run = |s: &lanejit::state_json::StateJson| {

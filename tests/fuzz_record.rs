@@ -67,6 +67,12 @@ fn replays_until_fixed(path: &Path) {
     let record = FuzzRecord::parse(&json).unwrap();
     assert_eq!((record.version, record.kind.as_str(), record.mutant), (RECORD_VERSION, "fuzz_case", Some(1)));
     assert_eq!(FuzzRecord::parse(&record.to_json()).unwrap(), record, "the record round-trips");
+    // The optimising tier's register allocator is the one the campaign used for that seed.
+    let regalloc = lanejit_cli::fuzz::campaign::regalloc_of(record.seed, lanejit_cli::fuzz::BACKTRACKING_ONE_IN);
+    assert_eq!(record.regalloc.as_deref(), Some(regalloc.name()));
+    // A record from before the choice existed was compiled with users' allocator, and says so.
+    let old = FuzzRecord::parse(&FuzzRecord { regalloc: None, ..record.clone() }.to_json()).unwrap();
+    assert_eq!(old.regalloc.as_deref(), Some("backtracking"));
 
     let replay = lanejit(&["replay", path.to_str().unwrap()]);
     assert_eq!(replay.status.code(), Some(1), "{}", text(&replay));
@@ -74,6 +80,7 @@ fn replays_until_fixed(path: &Path) {
     assert!(text(&replay).contains("still diverges (reproduced exactly)"), "{}", text(&replay));
     assert!(text(&replay).contains(&recorded), "{}\nwanted: {recorded}", text(&replay));
     assert!(!text(&replay).contains("changed:"), "{}", text(&replay));
+    assert!(text(&replay).contains(&format!("{} allocator", regalloc.name())), "{}", text(&replay));
 
     // The same case without the planted bug: what replaying it on a build with the bug fixed does.
     let fixed = temp("fixed.json");
@@ -89,7 +96,12 @@ fn bad_fuzz_records_are_bad_input(path: &Path) {
     let good = std::fs::read_to_string(path).unwrap();
     let current = format!("\"version\": {RECORD_VERSION}");
     let newer = format!("\"version\": {}", RECORD_VERSION + 1);
-    let cases: [(&str, String, &str); 6] = [
+    let allocator = |name: &str| {
+        let json = good.replace("\"regalloc\": \"single_pass\"", &format!("\"regalloc\": \"{name}\""));
+        json.replace("\"regalloc\": \"backtracking\"", &format!("\"regalloc\": \"{name}\""))
+    };
+    let cases: [(&str, String, &str); 7] = [
+        ("bad allocator", allocator("greedy"), "`regalloc` is `greedy`"),
         ("newer", good.replace(&current, &newer), "is newer than this lanejit reads"),
         ("truncated", good[..good.len() * 2 / 3].to_string(), "not a valid record file"),
         ("corrupt kernel", good.replacen("\"kernel\": \"", "\"kernel\": \"zz", 1), "`kernel` is not hex bytes"),
@@ -132,7 +144,10 @@ fn a_multi_wave_case_round_trips_through_its_record() {
         }
         *wanted += 1;
         let init = states[0].clone();
-        let kernel = lanejit::Kernel::from_program_with(prog.render().unwrap(), lanejit_cli::fuzz::kernel_config());
+        let kernel = lanejit::Kernel::from_program_with(
+            prog.render().unwrap(),
+            lanejit_cli::fuzz::kernel_config(Default::default()),
+        );
         let interp = outcome_hash(&run_reference(&kernel, &init).unwrap());
         // The record of a divergence that is not there (its engine's hash made up): what matters is the case.
         let div = Divergence {
@@ -144,7 +159,8 @@ fn a_multi_wave_case_round_trips_through_its_record() {
             other_hash: Some(0),
         };
         let case = Case { seed, prog, init };
-        let f = Finding { case, index: seed, state: 0, mode: AutoMode::Cold, div, shrunk: None };
+        let regalloc = lanejit_jit::RegAlloc::SinglePass;
+        let f = Finding { case, index: seed, state: 0, mode: AutoMode::Cold, regalloc, div, shrunk: None };
         let record = FuzzRecord::parse(&FuzzRecord::of_finding(&f, &[]).unwrap().to_json()).unwrap();
         let r = record.replay(None).unwrap();
         assert_eq!(r.interp_hash, format!("{interp:016x}"), "seed {seed}");

@@ -121,6 +121,7 @@ fn shards_that_are_not_one_campaign_are_bad_input() {
     let (a, b) = (report("a.json", &["--shard", "1/2"]), report("b.json", &["--shard", "2/2"]));
     let quarter = report("q.json", &["--shard", "2/4"]);
     let other_size = report("groups.json", &["--shard", "2/2", "--groups", "5"]);
+    let other_share = report("share.json", &["--shard", "2/2", "--backtracking", "1"]);
     let ok = lanejit(&["fuzz", "merge", &a, &b]);
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
     assert!(text(&ok).contains("programs=8 ") && text(&ok).contains("complete=true"), "{}", text(&ok));
@@ -128,6 +129,10 @@ fn shards_that_are_not_one_campaign_are_bad_input() {
     bad(&["fuzz", "merge", &a, &a], "overlap");
     bad(&["fuzz", "merge", &a, &quarter], "overlap");
     bad(&["fuzz", "merge", &a, &other_size], "different campaigns (groups ");
+    bad(&["fuzz", "merge", &a, &other_share], "different campaigns (backtracking 8 vs 1)");
+    for share in ["0", "-1", "x", "1048577"] {
+        bad(&["fuzz", "--backtracking", share], share);
+    }
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
     // The report names the build that wrote it, as `lanejit --version` does.
     let version = String::from_utf8(lanejit(&["--version"]).stdout).unwrap();
@@ -186,6 +191,12 @@ fn a_lost_shard_is_a_finding_of_the_merge() {
     let rerun = m["lost"][0]["rerun"].as_str().unwrap();
     assert!(rerun.contains("--seed 9 --count 8 --shard 2/2 --size 6 --states 1"), "{rerun}");
     assert!(text(&o).contains("LOST shard 2/2, programs 4..8: worker died twice"), "{}", text(&o));
+    // A campaign with another share of users' register allocator reruns with it.
+    let lost = write("lost3.json", &["--shard", "2/2", "--backtracking", "3", "--report-lost", "died"]);
+    let o = lanejit(&["fuzz", "merge", "--json", &lost]);
+    let m: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rerun = m["lost"][0]["rerun"].as_str().unwrap();
+    assert!(rerun.ends_with("--backtracking 3"), "{rerun}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

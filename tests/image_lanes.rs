@@ -97,7 +97,7 @@ fn differences(insn: &str) -> Vec<String> {
 
 /// The oracle on one case, with every block promoted to optimised code before it runs.
 fn one(source: &str, init: &StateJson) -> Option<String> {
-    let config = lanejit::tier::CompileConfig { share: false, ..lanejit_cli::fuzz::kernel_config() };
+    let config = lanejit::tier::CompileConfig { share: false, ..lanejit_cli::fuzz::kernel_config(Default::default()) };
     let kernel = Kernel::from_asm("image_lanes", source).expect("assembles").with_config(config);
     let mut found = None;
     for only in [Engine::Jit, Engine::Auto] {

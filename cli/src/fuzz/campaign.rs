@@ -8,6 +8,7 @@ use super::prog::GenProgram;
 use super::shrink::shrink;
 use super::watchdog::{exit_on_hang, OnHang, Watchdog};
 use lanejit::state_json::StateJson;
+use lanejit_jit::RegAlloc;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,17 @@ pub fn auto_mode(seed: u64, state: usize) -> AutoMode {
         AutoMode::Hot
     } else {
         AutoMode::Cold
+    }
+}
+
+/// The register allocator of program `seed`'s optimising tier when one program in `one_in` uses the
+/// backtracking allocator (users' allocator: `lanejit_jit::JitOptions::default`): those whose seed is a multiple
+/// of `one_in`, so a shard of consecutive seeds gets its share and a seed alone says how it was compiled.
+pub fn regalloc_of(seed: u64, one_in: u64) -> RegAlloc {
+    if seed % one_in.max(1) == 0 {
+        RegAlloc::Backtracking
+    } else {
+        RegAlloc::SinglePass
     }
 }
 
@@ -78,6 +90,8 @@ pub struct Options {
     /// Corpus cells (`Coverage::cells`) already covered: `Some` keeps the cases that reach others in
     /// `Summary::new_coverage` (`lanejit fuzz --corpus`).
     pub corpus_known: Option<Vec<bool>>,
+    /// One program in this many compiles with the backtracking allocator (`regalloc_of`).
+    pub backtracking: u64,
 }
 
 /// The default hang limit: far above any program's run (each runs a few thousand instructions per state, on
@@ -103,6 +117,7 @@ impl Default for Options {
             hang_after: Some(HANG_AFTER),
             on_hang: exit_on_hang,
             corpus_known: None,
+            backtracking: crate::fuzz::BACKTRACKING_ONE_IN,
         }
     }
 }
@@ -118,6 +133,8 @@ pub struct Finding {
     pub state: usize,
     /// How `auto` ran.
     pub mode: AutoMode,
+    /// The optimising tier's register allocator.
+    pub regalloc: RegAlloc,
     /// What differed.
     pub div: Divergence,
     /// The shrunk program and state, and how they still diverge (when shrinking ran and succeeded).
@@ -190,7 +207,8 @@ fn run_seed(
         Ok(p) => p,
         Err(e) => return (0, Outcome::Error(format!("render: {e}"))),
     };
-    let kernel = lanejit::Kernel::from_program_with(program, crate::fuzz::kernel_config());
+    let regalloc = regalloc_of(seed, opts.backtracking);
+    let kernel = lanejit::Kernel::from_program_with(program, crate::fuzz::kernel_config(regalloc));
     for (i, init) in states.into_iter().enumerate() {
         let mode = auto_mode(seed, i);
         // With a corpus, each case's coverage on its own: does it reach a cell no earlier case reached?
@@ -209,7 +227,10 @@ fn run_seed(
             Err(e) => return (i as u64 + 1, Outcome::Error(format!("interp: {e}"))),
         };
         let case = Case { seed, prog, init };
-        return (i as u64 + 1, Outcome::Fail(Box::new(Finding { case, index, state: i, mode, div, shrunk: None })));
+        return (
+            i as u64 + 1,
+            Outcome::Fail(Box::new(Finding { case, index, state: i, mode, regalloc, div, shrunk: None })),
+        );
     }
     (opts.gen.states.max(1) as u64, Outcome::Pass)
 }
@@ -231,16 +252,16 @@ fn keep_new_coverage(known: &mut [bool], mut new: Vec<NewCells>, kept: &mut Vec<
 /// Shrinks a failing case, keeping only candidates that still diverge on the same engine.
 pub fn shrink_case(f: &Finding, opts: &Options) -> Option<(GenProgram, StateJson, Divergence)> {
     let dog = opts.hang_after.map(|limit| Watchdog::start(limit, opts.on_hang));
-    let (mode, ig, engine) = (f.mode, &opts.ignore, f.div.engine);
+    let (mode, ra, ig, engine) = (f.mode, f.regalloc, &opts.ignore, f.div.engine);
     let still = |p: &GenProgram, s: &StateJson| {
         let _watched = dog.as_ref().map(|d| d.watch(f.index, f.case.seed, "a shrink of its finding"));
         p.render()
             .ok()
-            .and_then(|prog| check(&prog, s, mode, None, ig).ok().flatten())
+            .and_then(|prog| check(&prog, s, (mode, ra), None, ig).ok().flatten())
             .is_some_and(|d| d.engine == engine)
     };
     let (p, s, _) = shrink(f.case.prog.clone(), f.case.init.clone(), still, opts.shrink_evals);
-    let d = check(&p.render().ok()?, &s, mode, None, ig).ok().flatten()?;
+    let d = check(&p.render().ok()?, &s, (mode, ra), None, ig).ok().flatten()?;
     Some((p, s, d))
 }
 
@@ -387,6 +408,9 @@ pub fn reproducer_source(f: &Finding, prog: &GenProgram, div: &Divergence) -> Re
     );
     for d in &div.diffs {
         s += &format!(";   {d}\n");
+    }
+    if f.regalloc != RegAlloc::default() {
+        s += "; compiled with Cranelift's single-pass register allocator (fuzz --backtracking): replay the JIT with LANEJIT_JIT_RA=single_pass\n";
     }
     if prog.launch {
         s += &format!("; {} rows of 24 threads per workgroup, a 2x2 grid, its waves run as a launch runs them (fuzz::launch_like): the first starts from THIS.json\n", prog.waves);

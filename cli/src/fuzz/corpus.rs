@@ -7,6 +7,7 @@ use super::coverage::{Coverage, CELLS_PER_INSN};
 use super::gen::Case;
 use super::oracle::{check, AutoMode};
 use lanejit::state_json::StateJson;
+use lanejit_jit::RegAlloc;
 use std::path::{Path, PathBuf};
 
 /// Every `.s` file of `dir` that has a `.json` beside it, sorted.
@@ -20,7 +21,9 @@ pub fn cases(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-/// Replays one reproducer on interp, jit and auto (cold and hot); `Err` lists the differences.
+/// Replays one reproducer on interp, jit and auto (cold and hot), its optimising tier compiled with either
+/// register allocator (a campaign may have found it with either: `campaign::regalloc_of`); `Err` lists the
+/// differences.
 pub fn replay(source: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(source).map_err(|e| format!("{}: {e}", source.display()))?;
     let program = lanejit_isa::assemble(&source.display().to_string(), &text).map_err(|e| e.to_string())?;
@@ -29,8 +32,11 @@ pub fn replay(source: &Path) -> Result<(), String> {
         serde_json::from_str(&std::fs::read_to_string(&json).map_err(|e| format!("{}: {e}", json.display()))?)
             .map_err(|e| format!("{}: {e}", json.display()))?;
     for mode in [AutoMode::Cold, AutoMode::Hot] {
-        if let Some(d) = check(&program, &init, mode, None, &[])? {
-            return Err(format!("{}: {}", source.display(), d.diffs.join("\n  ")));
+        for regalloc in [RegAlloc::Backtracking, RegAlloc::SinglePass] {
+            if let Some(d) = check(&program, &init, (mode, regalloc), None, &[])? {
+                let how = format!("auto {mode:?}, {} allocator", regalloc.name());
+                return Err(format!("{} ({how}): {}", source.display(), d.diffs.join("\n  ")));
+            }
         }
     }
     Ok(())
@@ -63,8 +69,9 @@ fn load(dir: &Path) -> Result<Vec<(PathBuf, lanejit_isa::Program, StateJson)>, S
     Ok(out)
 }
 
-/// Runs every entry of the corpus in `dir` (in parallel) as the oracle runs a case, both ways `auto` runs,
-/// counting the coverage of the first; `Err` is bad input.
+/// Runs every entry of the corpus in `dir` (in parallel) as the oracle runs a case, both ways `auto` runs
+/// (cold with users' register allocator, hot with the single-pass one), counting the coverage of the first;
+/// `Err` is bad input.
 pub fn replay_corpus(dir: &Path, ignore: &[String]) -> Result<Replayed, String> {
     use rayon::prelude::*;
     let entries = load(dir)?;
@@ -73,9 +80,9 @@ pub fn replay_corpus(dir: &Path, ignore: &[String]) -> Result<Replayed, String> 
         .map(|(source, program, init)| {
             let mut cov = Coverage::default();
             let mut bad = None;
-            for mode in [AutoMode::Cold, AutoMode::Hot] {
+            for (mode, regalloc) in [(AutoMode::Cold, RegAlloc::Backtracking), (AutoMode::Hot, RegAlloc::SinglePass)] {
                 let c = (mode == AutoMode::Cold).then_some(&mut cov);
-                match check(program, init, mode, c, ignore) {
+                match check(program, init, (mode, regalloc), c, ignore) {
                     Ok(None) => {}
                     Ok(Some(d)) => bad = Some(format!("{}: {}", source.display(), d.summary())),
                     Err(e) => bad = Some(format!("{}: the interpreter failed: {e}", source.display())),

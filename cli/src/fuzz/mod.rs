@@ -28,16 +28,26 @@ pub use oracle::{check, check_kernel, AutoMode, Divergence};
 
 use crate::cli::{parse_seconds, parse_threads, Failed};
 use anyhow::{anyhow, Result};
+use lanejit_jit::RegAlloc;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How the fuzzer compiles its programs: on the thread that runs them (the moment compiled code takes over is
-/// then the same on every run of a seed, so a divergence replays and shrinks), and outside the code cache (each
-/// program's tiering state is reset between engines, which must not reach another kernel).
-pub fn kernel_config() -> lanejit::tier::CompileConfig {
-    lanejit::tier::CompileConfig { compile_threads: 0, share: false, reuse_opt_code: true, ..Default::default() }
+/// then the same on every run of a seed, so a divergence replays and shrinks), outside the code cache (each
+/// program's tiering state is reset between engines, which must not reach another kernel), and with
+/// `regalloc` as the optimising tier's register allocator (`campaign::regalloc_of`).
+pub fn kernel_config(regalloc: RegAlloc) -> lanejit::tier::CompileConfig {
+    let jit = lanejit_jit::JitOptions { regalloc, ..Default::default() };
+    lanejit::tier::CompileConfig { compile_threads: 0, share: false, reuse_opt_code: true, jit, ..Default::default() }
 }
+
+/// The default of `--backtracking`: one program in this many compiles its optimising tier with Cranelift's
+/// backtracking register allocator, exactly as users' kernels are compiled; the others use the single-pass
+/// allocator on the same CLIF, which compiles a fuzz program in about half the time (docs/fuzzing.md).
+pub const BACKTRACKING_ONE_IN: u64 = 8;
+/// Largest `--backtracking`.
+pub const MAX_BACKTRACKING_ONE_IN: u64 = 1 << 20;
 
 /// Longest `--time` of a campaign (one week).
 pub const MAX_FUZZ_TIME: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -108,6 +118,12 @@ pub struct FuzzArgs {
     /// their waves back to back, as a launch of a kernel without barriers does), 0..=100.
     #[arg(long, default_value_t = GenConfig::default().group_pct, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub groups: u32,
+    /// One program in N (those whose seed is a multiple of N) compiles its optimising tier with Cranelift's
+    /// backtracking register allocator, as users' kernels are compiled; the others with the single-pass
+    /// allocator (the same CLIF, compiled in about half the time). 1: every program as users' kernels are.
+    /// 1..=1048576.
+    #[arg(long, default_value_t = BACKTRACKING_ONE_IN, value_parser = parse_backtracking)]
+    pub backtracking: u64,
     /// Print which mnemonics ran with full, partial and empty EXEC.
     #[arg(long)]
     pub coverage: bool,
@@ -162,6 +178,10 @@ fn parse_bounded(s: &str, lo: usize, hi: usize, limit_name: &str) -> Result<usiz
 fn parse_size(s: &str) -> Result<usize, String> {
     // Generated programs draw their length from 4..=size.
     parse_bounded(s, 4, MAX_FUZZ_SIZE, "MAX_FUZZ_SIZE")
+}
+
+fn parse_backtracking(s: &str) -> Result<u64, String> {
+    parse_bounded(s, 1, MAX_BACKTRACKING_ONE_IN as usize, "MAX_BACKTRACKING_ONE_IN").map(|n| n as u64)
 }
 
 fn parse_states(s: &str) -> Result<usize, String> {
@@ -254,6 +274,7 @@ fn settings(a: &FuzzArgs) -> report::Settings {
         ignore,
         mutant: a.mutant,
         shrink: !a.no_shrink,
+        backtracking: a.backtracking,
     }
 }
 
@@ -320,6 +341,7 @@ pub fn run(a: &FuzzArgs) -> Result<()> {
         gen: GenConfig { max_len: a.size, states: a.states, group_pct: a.groups },
         hang_after: Some(Duration::from_secs_f64(a.hang_after)),
         corpus_known: corpus.as_ref().map(|c| c.known.clone()),
+        backtracking: a.backtracking,
         ..Options::default()
     };
     heap::keep_freed_memory();

@@ -11,6 +11,7 @@ use lanejit::{Engine, Kernel};
 use lanejit_interp::{Tracer, LANES};
 use lanejit_isa::asm::Program;
 use lanejit_isa::{UREGS, VREGS};
+use lanejit_jit::RegAlloc;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Instruction budget of one fuzz run: generated programs retire at most a few thousand instructions, so a run
@@ -119,17 +120,18 @@ fn run_one(
     }
 }
 
-/// Runs `program` from `init` on every engine and compares each with the interpreter. `cov` (if given)
-/// counts the interpreter's executed instructions by EXEC class. Differences whose line starts with one of
-/// `ignore` (`lane_ops`, `trap`, `v`, …) do not count.
+/// Runs `program` from `init` on every engine (the optimising tier compiled with `regalloc`) and compares
+/// each with the interpreter. `cov` (if given) counts the interpreter's executed instructions by EXEC class.
+/// Differences whose line starts with one of `ignore` (`lane_ops`, `trap`, `v`, …) do not count.
 pub fn check(
     program: &Program,
     init: &StateJson,
-    auto: AutoMode,
+    (auto, regalloc): (AutoMode, RegAlloc),
     cov: Option<&mut Coverage>,
     ignore: &[String],
 ) -> Result<Option<Divergence>, String> {
-    check_kernel(&Kernel::from_program_with(program.clone(), crate::fuzz::kernel_config()), init, auto, cov, ignore)
+    let kernel = Kernel::from_program_with(program.clone(), crate::fuzz::kernel_config(regalloc));
+    check_kernel(&kernel, init, auto, cov, ignore)
 }
 
 /// `check` on a kernel that may already be compiled (one compile serves every state a program runs from).

@@ -1,5 +1,5 @@
 //! Fuzz divergences as record files (`kind: fuzz_case`, record format 2): the case exactly as the oracle ran
-//! it (the kernel as lanejit's `LJK1` container, the initial wave state with its memory, how `auto` ran, the
+//! it (the kernel as lanejit's `LJK1` container, the initial wave state with its memory, how `auto` ran, the optimising tier's register allocator, the
 //! install seed, the ignored fields, the planted bug compiled in) and what diverged (the engine, the
 //! differences, and the interpreter's and that engine's outcome hashes). `lanejit fuzz` writes one beside each
 //! reproducer; `lanejit replay` runs it again: exit 1 while an engine still diverges from the interpreter, 0
@@ -11,6 +11,7 @@ use super::prog::GenProgram;
 use lanejit::record::{hex, unhex, RecordError, KIND_FUZZ_CASE, RECORD_MAGIC, RECORD_VERSION};
 use lanejit::state_json::StateJson;
 use lanejit::{Engine, Kernel};
+use lanejit_jit::RegAlloc;
 use serde::{Deserialize, Serialize};
 
 /// What diverged when the case was recorded.
@@ -53,6 +54,10 @@ pub struct FuzzRecord {
     pub auto: String,
     /// The seed of cold `auto`'s install moments.
     pub install_seed: u64,
+    /// The optimising tier's register allocator (`backtracking`, users' allocator, or `single_pass`: `fuzz
+    /// --backtracking`); records written before the choice existed were compiled with `backtracking`.
+    #[serde(default = "users_regalloc", skip_serializing_if = "Option::is_none")]
+    pub regalloc: Option<String>,
     /// Difference fields the campaign ignored (`fuzz --ignore`).
     pub ignore: Vec<String>,
     /// The planted JIT bug compiled in when it was found (`fuzz --mutant`), if any.
@@ -73,6 +78,10 @@ pub struct FuzzReplayed {
     pub changes: Vec<String>,
     /// Why the recorded planted bug is not compiled in (a build without `--features mutants`).
     pub mutant_note: Option<String>,
+}
+
+fn users_regalloc() -> Option<String> {
+    Some(RegAlloc::Backtracking.name().into())
 }
 
 fn hash_hex(h: u64) -> String {
@@ -107,6 +116,7 @@ impl FuzzRecord {
             init: init.clone(),
             auto: auto_name(f.mode).into(),
             install_seed: super::oracle::INSTALL_SEED,
+            regalloc: Some(f.regalloc.name().into()),
             ignore: ignore.to_vec(),
             mutant: lanejit_jit::mutants::current(),
             divergence: RecordedDivergence {
@@ -140,6 +150,13 @@ impl FuzzRecord {
         }
     }
 
+    fn regalloc(&self) -> Result<RegAlloc, RecordError> {
+        let name = self.regalloc.as_deref().unwrap_or(RegAlloc::Backtracking.name());
+        RegAlloc::parse(name).ok_or_else(|| {
+            RecordError::Malformed(format!("`regalloc` is `{name}`, not `backtracking` or `single_pass`"))
+        })
+    }
+
     /// Compiles in the recorded planted bug when this build has them (before the kernel is compiled: the choice
     /// is baked into the code); otherwise says why it is absent.
     fn select_mutant(&self) -> Result<Option<String>, RecordError> {
@@ -168,7 +185,7 @@ impl FuzzRecord {
             unhex(&m.hex, "init.memory")?;
         }
         let mutant_note = self.select_mutant()?;
-        let kernel = Kernel::from_program_with(program, crate::fuzz::kernel_config());
+        let kernel = Kernel::from_program_with(program, crate::fuzz::kernel_config(self.regalloc()?));
         let reference = run_reference(&kernel, &self.init).map_err(RecordError::Setup)?;
         let interp_hash = hash_hex(outcome_hash(&reference));
         let opts = CheckOptions { auto, install_seed: self.install_seed, ignore: &self.ignore, only };
@@ -229,13 +246,14 @@ pub fn replay_file(file: &std::path::Path, text: &str, only: Option<Engine>) -> 
     }
     let was = &record.divergence;
     println!(
-        "record: {} (lanejit {}, format {}), fuzz case: seed {:#x} state {}, auto {}{}",
+        "record: {} (lanejit {}, format {}), fuzz case: seed {:#x} state {}, auto {}, {} allocator{}",
         file.display(),
         record.lanejit_version,
         record.version,
         record.seed,
         record.state,
         record.auto,
+        record.regalloc.as_deref().unwrap_or("backtracking"),
         record.mutant.map_or(String::new(), |m| format!(", planted bug {m}"))
     );
     println!("recorded: {:?} diverged from interp: {}", was.engine, was.differences.first().map_or("", |s| s));

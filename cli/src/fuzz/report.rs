@@ -39,6 +39,8 @@ pub struct Settings {
     pub mutant: Option<u32>,
     /// Whether findings are shrunk (`--no-shrink` changes the signatures).
     pub shrink: bool,
+    /// `--backtracking`: one program in this many compiled with users' register allocator.
+    pub backtracking: u64,
 }
 
 impl Settings {
@@ -62,6 +64,9 @@ impl Settings {
         }
         if !self.shrink {
             s += " --no-shrink";
+        }
+        if self.backtracking != crate::fuzz::BACKTRACKING_ONE_IN {
+            s += &format!(" --backtracking {}", self.backtracking);
         }
         s
     }

@@ -88,6 +88,7 @@ mod tests {
             ignore: vec![],
             mutant: None,
             shrink: true,
+            backtracking: 8,
         };
         let report = |count| {
             let sum = crate::fuzz::Summary::default();
