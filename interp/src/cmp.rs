@@ -10,7 +10,6 @@ use crate::ctx::{Ctx, Flow};
 use crate::fp::{self, Fmt, D, H, S};
 use crate::fpmode::{dyn_mode, mode};
 use crate::state::{lane_on, Lanes};
-use crate::trap::Trap;
 use lanejit_isa::{CmpInsn, SignOp, SrcMods as Mods, UReg, VHalf, VReg, LANES};
 use std::cmp::Ordering;
 
@@ -138,7 +137,7 @@ const NAN_CLASSES: u32 = 0x300;
 
 /// Executes one compare-group instruction on the wave in `cx` (a compare writes its uniform lane mask; a half
 /// operation writes vector lanes under EXEC).
-pub fn exec(cx: &mut Ctx, i: &CmpInsn) -> Result<Flow, Trap> {
+pub fn exec(cx: &mut Ctx, i: &CmpInsn) -> Flow {
     use CmpInsn::*;
     use Cond::*;
     match *i {
@@ -301,29 +300,29 @@ pub fn exec(cx: &mut Ctx, i: &CmpInsn) -> Result<Flow, Trap> {
 // Compares
 
 /// U[rd] = the lanes in EXEC where `p(lane)` holds; lanes outside EXEC give 0.
-fn set_mask(cx: &mut Ctx, rd: UReg, p: impl Fn(usize) -> bool) -> Result<Flow, Trap> {
+fn set_mask(cx: &mut Ctx, rd: UReg, p: impl Fn(usize) -> bool) -> Flow {
     let exec = cx.w.exec;
     let mask = (0..LANES).filter(|&l| lane_on(exec, l) && p(l)).fold(0u32, |m, l| m | 1 << l);
     cx.w.set_u(rd, mask);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 type Ord32 = fn(u32, u32) -> Option<Ordering>;
 
 /// s1[i] `c` s2[i] under the ordering `ord` (integer signed/unsigned or f32).
-fn vv(cx: &mut Ctx, rd: UReg, rs1: VReg, rs2: VReg, c: Cond, ord: Ord32) -> Result<Flow, Trap> {
+fn vv(cx: &mut Ctx, rd: UReg, rs1: VReg, rs2: VReg, c: Cond, ord: Ord32) -> Flow {
     let (a, b) = (*cx.w.vr(rs1), *cx.w.vr(rs2));
     set_mask(cx, rd, |l| c.holds(ord(a[l], b[l])))
 }
 
 /// s1[i] `c` U[rs2].
-fn vu(cx: &mut Ctx, rd: UReg, rs1: VReg, rs2: UReg, c: Cond, ord: Ord32) -> Result<Flow, Trap> {
+fn vu(cx: &mut Ctx, rd: UReg, rs1: VReg, rs2: UReg, c: Cond, ord: Ord32) -> Flow {
     let u = cx.w.ur(rs2);
     vi(cx, rd, rs1, u, c, ord)
 }
 
 /// s1[i] `c` k, k the same value in every lane (an immediate, already extended, or a uniform).
-fn vi(cx: &mut Ctx, rd: UReg, rs1: VReg, k: u32, c: Cond, ord: Ord32) -> Result<Flow, Trap> {
+fn vi(cx: &mut Ctx, rd: UReg, rs1: VReg, k: u32, c: Cond, ord: Ord32) -> Flow {
     let a = *cx.w.vr(rs1);
     set_mask(cx, rd, |l| c.holds(ord(a[l], k)))
 }
@@ -333,12 +332,12 @@ fn pair(cx: &Ctx, r: VReg) -> [u64; LANES] {
     std::array::from_fn(|l| cx.w.v64(r, l))
 }
 
-fn vv64(cx: &mut Ctx, rd: UReg, rs1: VReg, rs2: VReg, c: Cond) -> Result<Flow, Trap> {
+fn vv64(cx: &mut Ctx, rd: UReg, rs1: VReg, rs2: VReg, c: Cond) -> Flow {
     let (a, b) = (pair(cx, rs1), pair(cx, rs2));
     set_mask(cx, rd, |l| c.holds(ord_f64(a[l], b[l])))
 }
 
-fn vu64(cx: &mut Ctx, rd: UReg, rs1: VReg, rs2: UReg, c: Cond) -> Result<Flow, Trap> {
+fn vu64(cx: &mut Ctx, rd: UReg, rs1: VReg, rs2: UReg, c: Cond) -> Flow {
     let (a, u) = (pair(cx, rs1), cx.w.u64_pair(rs2));
     set_mask(cx, rd, |l| c.holds(ord_f64(a[l], u)))
 }
@@ -354,7 +353,7 @@ fn classes64(cx: &Ctx, rs1: VReg) -> [u32; LANES] {
 }
 
 /// Lane i passes when bit class[i] of mask(i) is set; classes are 0..=9, so mask bits above 9 never count.
-fn class_test(cx: &mut Ctx, rd: UReg, class: &[u32; LANES], mask: impl Fn(usize) -> u32) -> Result<Flow, Trap> {
+fn class_test(cx: &mut Ctx, rd: UReg, class: &[u32; LANES], mask: impl Fn(usize) -> u32) -> Flow {
     set_mask(cx, rd, |l| mask(l) >> class[l] & 1 != 0)
 }
 
@@ -364,7 +363,7 @@ fn halves(cx: &Ctx, h: VHalf) -> [u16; LANES] {
     std::array::from_fn(|l| half(r[l], h.hi))
 }
 
-fn hcmp(cx: &mut Ctx, rd: UReg, rs1: VHalf, rs2: VHalf, c: Cond) -> Result<Flow, Trap> {
+fn hcmp(cx: &mut Ctx, rd: UReg, rs1: VHalf, rs2: VHalf, c: Cond) -> Flow {
     let (a, b) = (halves(cx, rs1), halves(cx, rs2));
     set_mask(cx, rd, |l| c.holds(ord_f16(a[l], b[l])))
 }
@@ -421,7 +420,7 @@ fn sources(cx: &Ctx, src: &[VHalf]) -> Vec<Lanes> {
 }
 
 /// Scalar-half op: d from the selected halves, written to rd's selected half; rd's other half is kept.
-fn scalar(cx: &mut Ctx, rd: VHalf, src: &[VHalf], md: Mods, op: impl Fn([u16; 3]) -> u16) -> Result<Flow, Trap> {
+fn scalar(cx: &mut Ctx, rd: VHalf, src: &[VHalf], md: Mods, op: impl Fn([u16; 3]) -> u16) -> Flow {
     let regs = sources(cx, src);
     let old = *cx.w.vr(VReg(rd.reg));
     let out: Lanes = std::array::from_fn(|l| {
@@ -433,12 +432,12 @@ fn scalar(cx: &mut Ctx, rd: VHalf, src: &[VHalf], md: Mods, op: impl Fn([u16; 3]
         }
     });
     cx.w.write_v(VReg(rd.reg), &out);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// Packed-pair op: result half k (0 = lo, 1 = hi) reads half k of each source, or the other one when the
 /// source is written `.h` (the selector swaps the source's halves).
-fn packed(cx: &mut Ctx, rd: VReg, src: &[VHalf], md: Mods, op: impl Fn([u16; 3]) -> u16) -> Result<Flow, Trap> {
+fn packed(cx: &mut Ctx, rd: VReg, src: &[VHalf], md: Mods, op: impl Fn([u16; 3]) -> u16) -> Flow {
     let regs = sources(cx, src);
     let out: Lanes = std::array::from_fn(|l| {
         let lo = lane_op(&regs, l, |k| src[k].hi, md, &op) as u32;
@@ -446,7 +445,7 @@ fn packed(cx: &mut Ctx, rd: VReg, src: &[VHalf], md: Mods, op: impl Fn([u16; 3])
         hi << 16 | lo
     });
     cx.w.write_v(rd, &out);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 #[cfg(test)]

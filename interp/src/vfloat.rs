@@ -9,11 +9,10 @@ use crate::ctx::{Ctx, Flow};
 use crate::fp::{self, FpMode};
 use crate::fpmode::{dyn_mode, mode};
 use crate::state::Lanes;
-use crate::trap::Trap;
 use lanejit_isa::{Rm, SignOp, SrcMods, VReg, VfloatInsn, LANES};
 
 /// Executes one vector float instruction on the active lanes of the wave in `cx`.
-pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
+pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Flow {
     use VfloatInsn::*;
     let fcsr = cx.w.fcsr;
     let dm = dyn_mode(fcsr);
@@ -38,14 +37,14 @@ pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
         FSqrtF32 { rd, rs1, neg, abs, sat, rm } => {
             let (md, m) = (mods(neg, abs, sat), rmode(rm));
             cx.w.map1(rd, rs1, |a| md.sat32(fp::f32_sqrt(md.src32(0, a, m), m)));
-            Ok(Flow::Next)
+            Flow::Next
         }
         FFmaF32 { rd, rs1, rs2, rs3, neg, abs, sat, rm } => {
             let (md, m) = (mods(neg, abs, sat), rmode(rm));
             cx.w.map3(rd, rs1, rs2, rs3, |a, b, c| {
                 md.sat32(fp::f32_fma(md.src32(0, a, m), md.src32(1, b, m), md.src32(2, c, m), m))
             });
-            Ok(Flow::Next)
+            Flow::Next
         }
         // --- f64 arithmetic on pairs
         FAddF64 { rd, rs1, rs2, neg, abs, sat, rm } => {
@@ -98,7 +97,7 @@ pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
                 let hi = fp::f32_to_f16(md.src32(1, b, m), m) as u32;
                 lo | hi << 16
             });
-            Ok(Flow::Next)
+            Flow::Next
         }
         FCvtF64F32 { rd, rs1, neg, abs } => {
             let md = mods(neg, abs, false);
@@ -124,21 +123,21 @@ pub fn exec(cx: &mut Ctx, i: &VfloatInsn) -> Result<Flow, Trap> {
         // --- f32 with a literal: no modifiers, no rm (always fcsr.frm)
         FAddKF32 { rd, rs1, imm } => {
             cx.w.map2s(rd, rs1, imm, |a, k| fp::f32_add(a, k, dm));
-            Ok(Flow::Next)
+            Flow::Next
         }
         FMulKF32 { rd, rs1, imm } => {
             cx.w.map2s(rd, rs1, imm, |a, k| fp::f32_mul(a, k, dm));
-            Ok(Flow::Next)
+            Flow::Next
         }
         FFmaKF32 { rd, rs1, imm } => {
             // d = s1 * k + d: rd is also a source (old value), read in full by map2 before the write.
             cx.w.map2(rd, rs1, rd, |a, d| fp::f32_fma(a, imm, d, dm));
-            Ok(Flow::Next)
+            Flow::Next
         }
         FFmaKaF32 { rd, rs1, imm } => {
             // d = d * s1 + k (a Horner step).
             cx.w.map2(rd, rd, rs1, |d, a| fp::f32_fma(d, a, imm, dm));
-            Ok(Flow::Next)
+            Flow::Next
         }
         // --- transcendental (sfu): round to nearest even whatever fcsr.frm says; the flush bits apply
         FRcpF32 { rd, rs1 } => conv(cx, rd, rs1, |x| fp::f32_rcp(x, dm)),
@@ -235,36 +234,29 @@ type Op32 = fn(u32, u32, FpMode) -> u32;
 type Op64 = fn(u64, u64, FpMode) -> u64;
 
 /// Two-source f32 op with modifiers and sat.
-fn bin32(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, md: Mods, m: FpMode, op: Op32) -> Result<Flow, Trap> {
+fn bin32(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, md: Mods, m: FpMode, op: Op32) -> Flow {
     cx.w.map2(rd, rs1, rs2, |a, b| md.sat32(op(md.src32(0, a, m), md.src32(1, b, m), m)));
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// Two-source f64 op on register pairs with modifiers and sat.
-fn bin64(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, md: Mods, m: FpMode, op: Op64) -> Result<Flow, Trap> {
+fn bin64(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, md: Mods, m: FpMode, op: Op64) -> Flow {
     let (a, b) = (pairs(cx, rs1), pairs(cx, rs2));
     write64(cx, rd, |l| md.sat64(op(md.src64(0, a[l]), md.src64(1, b[l]), m)))
 }
 
 /// f64 source (pair) to a 32-bit result, with modifiers and the instruction's rounding mode.
-fn from64(
-    cx: &mut Ctx,
-    rd: VReg,
-    rs1: VReg,
-    md: Mods,
-    m: FpMode,
-    op: impl Fn(u64, FpMode) -> u32,
-) -> Result<Flow, Trap> {
+fn from64(cx: &mut Ctx, rd: VReg, rs1: VReg, md: Mods, m: FpMode, op: impl Fn(u64, FpMode) -> u32) -> Flow {
     let a = pairs(cx, rs1);
     let out: Lanes = std::array::from_fn(|l| op(md.src64(0, a[l]), m));
     cx.w.write_v(rd, &out);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// One 32-bit source to a 32-bit result, lane-wise.
-fn conv(cx: &mut Ctx, rd: VReg, rs1: VReg, f: impl Fn(u32) -> u32) -> Result<Flow, Trap> {
+fn conv(cx: &mut Ctx, rd: VReg, rs1: VReg, f: impl Fn(u32) -> u32) -> Flow {
     cx.w.map1(rd, rs1, f);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// Every lane of the f64 pair starting at `r` (read before any write, so rd may alias it).
@@ -273,8 +265,8 @@ fn pairs(cx: &Ctx, r: VReg) -> [u64; LANES] {
 }
 
 /// Writes the 64-bit result `f(lane)` to the pair at `rd` in the EXEC-active lanes.
-fn write64(cx: &mut Ctx, rd: VReg, f: impl Fn(usize) -> u64) -> Result<Flow, Trap> {
+fn write64(cx: &mut Ctx, rd: VReg, f: impl Fn(usize) -> u64) -> Flow {
     let out: [u64; LANES] = std::array::from_fn(f);
     cx.w.write_v64(rd, &out);
-    Ok(Flow::Next)
+    Flow::Next
 }

@@ -5,11 +5,10 @@
 
 use crate::ctx::{Ctx, Flow};
 use crate::state::Lanes;
-use crate::trap::Trap;
 use lanejit_isa::{UReg, VReg, VintInsn, LANES};
 
 /// Executes one vector integer instruction on the active lanes of the wave in `cx`.
-pub fn exec(cx: &mut Ctx, i: &VintInsn) -> Result<Flow, Trap> {
+pub fn exec(cx: &mut Ctx, i: &VintInsn) -> Flow {
     use VintInsn::*;
     match *i {
         // --- R, opcode 0x10
@@ -86,7 +85,7 @@ pub fn exec(cx: &mut Ctx, i: &VintInsn) -> Result<Flow, Trap> {
             // rd:v* — lanes whose mask bit is 0 keep rd, exactly like EXEC-inactive lanes.
             let (s, mask) = (*cx.w.vr(rs1), cx.w.ur(rs2) & cx.w.exec);
             cx.w.write_masked(rd, &s, mask);
-            Ok(Flow::Next)
+            Flow::Next
         }
         // --- I8, opcode 0x16: imm arrives sign-extended from 8 bits
         VAddI { rd, rs1, imm } => vk(cx, rd, rs1, imm as u32, u32::wrapping_add),
@@ -215,46 +214,46 @@ pub fn exec(cx: &mut Ctx, i: &VintInsn) -> Result<Flow, Trap> {
 
 /// d = f(s1, s2).
 #[inline]
-fn vv(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, f: impl Fn(u32, u32) -> u32) -> Result<Flow, Trap> {
+fn vv(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, f: impl Fn(u32, u32) -> u32) -> Flow {
     cx.w.map2(rd, rs1, rs2, f);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// d = f(s1, u2) with a uniform source 2.
 #[inline]
-fn vu(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: UReg, f: impl Fn(u32, u32) -> u32) -> Result<Flow, Trap> {
+fn vu(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: UReg, f: impl Fn(u32, u32) -> u32) -> Flow {
     let u = cx.w.ur(rs2);
     cx.w.map2s(rd, rs1, u, f);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// d = f(s1, k) with an immediate k.
 #[inline]
-fn vk(cx: &mut Ctx, rd: VReg, rs1: VReg, k: u32, f: impl Fn(u32, u32) -> u32) -> Result<Flow, Trap> {
+fn vk(cx: &mut Ctx, rd: VReg, rs1: VReg, k: u32, f: impl Fn(u32, u32) -> u32) -> Flow {
     cx.w.map2s(rd, rs1, k, f);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// d = f(s1).
 #[inline]
-fn un(cx: &mut Ctx, rd: VReg, rs1: VReg, f: impl Fn(u32) -> u32) -> Result<Flow, Trap> {
+fn un(cx: &mut Ctx, rd: VReg, rs1: VReg, f: impl Fn(u32) -> u32) -> Flow {
     cx.w.map1(rd, rs1, f);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// d = f(s1, s2, s3).
 #[inline]
-fn v3(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, rs3: VReg, f: impl Fn(u32, u32, u32) -> u32) -> Result<Flow, Trap> {
+fn v3(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, rs3: VReg, f: impl Fn(u32, u32, u32) -> u32) -> Flow {
     cx.w.map3(rd, rs1, rs2, rs3, f);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// d = f(lane), for results that depend only on the lane index and uniform values.
 #[inline]
-fn per_lane(cx: &mut Ctx, rd: VReg, f: impl Fn(usize) -> u32) -> Result<Flow, Trap> {
+fn per_lane(cx: &mut Ctx, rd: VReg, f: impl Fn(usize) -> u32) -> Flow {
     let out: Lanes = std::array::from_fn(f);
     cx.w.write_v(rd, &out);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 /// The 64-bit values of the even pair starting at `r` (the decoder has rejected odd pairs).
@@ -265,10 +264,10 @@ fn pair(cx: &Ctx, r: VReg) -> [u64; LANES] {
 
 /// Pair result d = f(lane); callers have copied their sources out first, so rd may overlap them.
 #[inline]
-fn wide(cx: &mut Ctx, rd: VReg, f: impl Fn(usize) -> u64) -> Result<Flow, Trap> {
+fn wide(cx: &mut Ctx, rd: VReg, f: impl Fn(usize) -> u64) -> Flow {
     let out: [u64; LANES] = std::array::from_fn(f);
     cx.w.write_v64(rd, &out);
-    Ok(Flow::Next)
+    Flow::Next
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -407,7 +406,7 @@ const HI: u8 = 1 << 4;
 
 /// Funnel shift (seed 004): const-generic over the modifiers so each variant gets its own inlined lane loop.
 #[inline]
-fn shf<const F: u8>(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, rs3: VReg) -> Result<Flow, Trap> {
+fn shf<const F: u8>(cx: &mut Ctx, rd: VReg, rs1: VReg, rs2: VReg, rs3: VReg) -> Flow {
     v3(cx, rd, rs1, rs2, rs3, funnel::<F>)
 }
 

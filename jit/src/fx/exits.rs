@@ -2,7 +2,7 @@
 //! (starting the next wave in place), counting retired instructions and lane-ops, and calls that hand one
 //! instruction to the interpreter or the runtime's memory path.
 
-use super::{flags, written, BlockRegs, Dirty, Fx, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
+use super::{flags, touched, written, BlockRegs, Dirty, Fx, LANE_OPS_OFFSET, PC_OFFSET, RETIRED_OFFSET};
 use crate::abi::Exit;
 use cranelift_codegen::ir::{types::*, Block, InstBuilder, Value};
 use lanejit_isa::LANES;
@@ -124,7 +124,8 @@ impl Fx<'_> {
         let steps = self.b.use_var(self.steps);
         self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
         self.b.ins().store(flags(), p, self.state, PC_OFFSET);
-        let started = self.call_helper(self.helpers.next_wave, p);
+        self.call_helper(self.helpers.next_wave, p);
+        let started = self.helper_status();
         let done = self.b.create_block();
         self.b.ins().brif(started, self.restart, &[], done, &[]);
         self.b.switch_to_block(done);
@@ -191,17 +192,6 @@ impl Fx<'_> {
         self.call_runtime(self.helpers.step, pc, done, None);
     }
 
-    /// `call_interpreter` for an instruction of the block's main line (not one arm of a branch): after it the
-    /// state holds every register (stored for the call, or written by it and reloaded), so none counts as
-    /// changed and the block's later exits store only what changes after it.
-    pub fn interpret_in_line(&mut self, pc: u32, done: u32) {
-        self.call_interpreter(pc, done);
-        // Mutant 124 leaves the changes unstored: they must stay changed.
-        if !crate::mutants::active(124) {
-            self.mark_stored();
-        }
-    }
-
     /// Records a way the instruction at `pc` may run in the code being emitted.
     pub fn note_lowering(&mut self, pc: u32, how: crate::abi::Lowering) {
         self.noted = true;
@@ -236,49 +226,61 @@ impl Fx<'_> {
         self.join_arms(inline);
     }
 
-    /// Calls helper `f(state, ctx, pc)`, which executes the instruction at `pc` on the state: every register
-    /// the block has changed is stored first, not only those the instruction names; the registers it writes
-    /// are reloaded after. The registers still count as changed after it (see `interpret_in_line`).
+    /// Calls helper `f(state, ctx, pc)`, which executes the instruction at `pc` on the state: the registers it
+    /// names are stored first when the block has changed them (the state holds the others already) and all of
+    /// them are reloaded after.
     pub(super) fn call_runtime(&mut self, f: usize, pc: u32, done: u32, writes: Option<BlockRegs>) {
         let insn = self.current.expect("a runtime call runs while lowering an instruction");
         if insn.fcsr().writes {
             self.fcsr_plain = false;
         }
-        // Every changed register is stored, so the trap path stores none (an interpreted instruction cost ~40
-        // CLIF, most of them its trap path's stores). Callers in one arm of a branch keep the flags as they
-        // were (the other arm and the join read them); `interpret_in_line` counts the registers as unchanged.
-        let before = self.dirty();
+        let (vs, us) = touched(&insn);
+        let (dv, du) = self.dirty_among(&vs, &us);
         // Mutant 124: registers the block changed are not written back before the runtime call.
         if !crate::mutants::active(124) {
-            self.store_dirty();
-            self.mark_stored();
+            self.store_regs(&dv, &du);
         }
         self.store_exec();
         self.store_counters(done);
         let pcv = self.b.ins().iconst(I32, pc as i64);
-        let status = self.call_helper(f, pcv);
+        self.call_helper(f, pcv);
+        let can_trap = f != self.helpers.step || interpreter_may_trap(&insn);
+        let status = can_trap.then(|| self.helper_status());
         let (wv, wu) = writes.unwrap_or_else(|| written(&insn));
         self.load_regs(&wv, &wu);
         if insn.id().info().has(lanejit_isa::flag::WE) {
             self.load_exec();
         }
+        let Some(status) = status else { return };
         let ok = self.b.create_block();
         let trap = self.b.create_block();
         self.b.set_cold_block(trap);
         self.b.ins().brif(status, trap, &[], ok, &[]);
-        // A trap: the state has EXEC, the counters and the changed registers (stored for the call; a register
-        // holding raw NaNs stays changed and is stored here).
+        // A trap: the state has EXEC and the counters (stored for the call); the block's other changed
+        // registers are stored here.
         self.b.switch_to_block(trap);
         self.store_dirty();
         self.b.ins().jump(self.trap_exit, &[pcv.into()]);
         self.b.switch_to_block(ok);
-        self.set_dirty(before);
     }
 
-    /// Calls the helper whose trampoline is at `f` with (state, ctx, pc) and returns its status.
-    fn call_helper(&mut self, f: usize, pc: Value) -> Value {
+    /// Calls the helper whose trampoline is at `f` with (state, ctx, pc).
+    fn call_helper(&mut self, f: usize, pc: Value) {
         let f = self.b.ins().iconst(I64, f as i64);
         self.b.ins().call_indirect(self.helpers.sig, f, &[self.state, self.ctx, pc]);
+    }
+
+    /// The status the last helper called stored.
+    fn helper_status(&mut self) -> Value {
         self.b.ins().load(I32, flags(), self.ctx, crate::abi::CTX_STATUS_OFFSET)
     }
+}
+
+/// Can the interpreter's step trap on `insn`? Not for the integer, float and compare groups: their handlers
+/// return a `Flow`, not a `Result` (lanejit_interp `exec::step`), so their interpreted instructions get no
+/// trap path (most of the interpreted instructions of generated programs: ~20 CLIF each, mostly the stores
+/// of every changed register).
+fn interpreter_may_trap(insn: &lanejit_isa::Insn) -> bool {
+    use lanejit_isa::Insn;
+    !matches!(insn, Insn::Vint(_) | Insn::Vfloat(_) | Insn::Cmp(_))
 }

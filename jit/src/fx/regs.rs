@@ -170,16 +170,17 @@ impl Fx<'_> {
         self.dirty_u.iter_mut().zip(first.1).for_each(|(d, x)| *d |= x);
     }
 
+    /// The registers among `vs`/`us` that the block has changed (to store before a runtime call reads them).
+    pub(super) fn dirty_among(&self, vs: &[usize], us: &[usize]) -> BlockRegs {
+        (
+            vs.iter().copied().filter(|&r| self.dirty_v[r]).collect(),
+            us.iter().copied().filter(|&r| self.dirty_u[r]).collect(),
+        )
+    }
+
     /// Has the block changed any register since it began (or since its changes were last stored)?
     pub fn dirty_any(&self) -> bool {
         self.dirty_v.iter().chain(&self.dirty_u).any(|&d| d)
-    }
-
-    /// After every changed register was stored (`store_dirty`), with nothing changed since: they count as
-    /// unchanged, except one still holding raw NaNs (its variable differs from the canonical value stored).
-    pub(super) fn mark_stored(&mut self) {
-        self.dirty_v.iter_mut().zip(&self.raw_v).for_each(|(d, &raw)| *d &= raw);
-        self.dirty_u.iter_mut().for_each(|d| *d = false);
     }
 
     /// Writes the registers the block has changed back to the state (at every way out of the block).

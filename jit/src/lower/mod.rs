@@ -518,7 +518,7 @@ fn emit_rest(
         }
         match lowered {
             Lowered::Native => {}
-            Lowered::Interpret => fx.interpret_in_line(op.pc, i as u32),
+            Lowered::Interpret => fx.call_interpreter(op.pc, i as u32),
             Lowered::Terminated => return,
         }
     }
