@@ -89,33 +89,9 @@ impl Fx<'_> {
     /// A wave's `end` (the block's counts added): stores everything the exit would, then starts the next wave
     /// itself at `first` (the kernel's first block) when the run's plan allows (`next_wave.rs`), else asks the
     /// runtime for it; with one, starts it at `restart`, else leaves with `End`.
-    /// The registers are stored here; the rest is the function's one wave-end block (`emit_wave_end`), taking
-    /// the `end`'s pc: every `end` of a function (one per EXEC variant and fork) shares its ~100 CLIF.
     pub fn end_wave(&mut self, pc: u32, first: Block) {
         self.store_dirty();
         self.clear_dirty();
-        let wave_end = match self.wave_end {
-            Some((block, f)) => {
-                debug_assert_eq!(f, first, "every `end` of a function starts the next wave at the same block");
-                block
-            }
-            None => {
-                let block = self.b.create_block();
-                self.b.append_block_param(block, I32);
-                self.wave_end = Some((block, first));
-                block
-            }
-        };
-        let p = self.b.ins().iconst(I32, pc as i64);
-        self.b.ins().jump(wave_end, &[p.into()]);
-    }
-
-    /// The wave-end block of `end_wave`, if an `end` jumps to it (EXEC, the counters and the budget are
-    /// variables: each `end` brings its own).
-    fn emit_wave_end(&mut self) {
-        let Some((block, first)) = self.wave_end else { return };
-        self.b.switch_to_block(block);
-        let p = self.b.block_params(block)[0];
         if let Some(facts) = self.start_facts.clone() {
             self.start_next_wave_inline(&facts, first);
         }
@@ -123,20 +99,19 @@ impl Fx<'_> {
         self.store_counters(0);
         let steps = self.b.use_var(self.steps);
         self.b.ins().store(flags(), steps, self.ctx, crate::abi::CTX_STEPS_OFFSET);
+        let p = self.b.ins().iconst(I32, pc as i64);
         self.b.ins().store(flags(), p, self.state, PC_OFFSET);
         self.call_helper(self.helpers.next_wave, p);
         let started = self.helper_status();
         let done = self.b.create_block();
         self.b.ins().brif(started, self.restart, &[], done, &[]);
         self.b.switch_to_block(done);
-        self.leave_at(Exit::End, p);
+        self.exit(Exit::End, pc);
     }
 
-    /// Emits the wave-end block (when an `end` jumps to it), then the shared exit block: store EXEC and the
-    /// counters, write pc and the step budget, return the status (each exit has stored its block's changed
-    /// registers already).
+    /// Emits the shared exit block: store EXEC and the counters, write pc and the step budget, return the
+    /// status (each exit has stored its block's changed registers already).
     pub fn emit_exit_block(&mut self) {
-        self.emit_wave_end();
         self.b.switch_to_block(self.exit_block);
         let (status, pc) = (self.b.block_params(self.exit_block)[0], self.b.block_params(self.exit_block)[1]);
         self.store_exec();

@@ -139,9 +139,6 @@ pub struct Fx<'a> {
     noted: bool,
     /// What a wave's start writes, for `end` to start the next wave in compiled code (`next_wave.rs`).
     start_facts: Option<std::sync::Arc<crate::plan::StartFacts>>,
-    /// The block every `end` of the function jumps to with its pc, and the kernel's first block, where it
-    /// starts the next wave (`Fx::end_wave`); made by the first `end`.
-    wave_end: Option<(ir::Block, ir::Block)>,
 }
 
 /// The vector and uniform registers a guest block names.
@@ -213,7 +210,6 @@ impl<'a> Fx<'a> {
             noted: false,
             report_insts: false,
             start_facts: None,
-            wave_end: None,
         };
         if tier == crate::abi::Tier::Quick {
             fx.hits = Some(fx.b.ins().load(I64, flags(), ctx, crate::abi::CTX_HITS_OFFSET));
