@@ -12,7 +12,7 @@ pub fn step(cx: &mut Ctx, insn: &Insn) -> Result<Flow, Trap> {
     match insn {
         Insn::Uniform(i) => uniform::exec(cx, i),
         // These three groups never trap (their handlers return a `Flow`, not a `Result`): the JIT relies on it
-        // (`lanejit_jit` `never_traps`) to give their interpreted instructions no trap path.
+        // (`interpreter_may_trap` in jit/src/fx/exits.rs) to give their interpreted instructions no trap path.
         Insn::Vint(i) => Ok(vint::exec(cx, i)),
         Insn::Vfloat(i) => Ok(vfloat::exec(cx, i)),
         Insn::Cmp(i) => Ok(cmp::exec(cx, i)),
