@@ -44,7 +44,7 @@ pub fn auto_mode(seed: u64, state: usize) -> AutoMode {
 /// backtracking allocator (users' allocator: `lanejit_jit::JitOptions::default`): those whose seed is a multiple
 /// of `one_in`, so a shard of consecutive seeds gets its share and a seed alone says how it was compiled.
 pub fn regalloc_of(seed: u64, one_in: u64) -> RegAlloc {
-    if seed % one_in.max(1) == 0 {
+    if seed.is_multiple_of(one_in.max(1)) {
         RegAlloc::Backtracking
     } else {
         RegAlloc::SinglePass
