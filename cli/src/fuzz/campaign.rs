@@ -409,7 +409,7 @@ pub fn reproducer_source(f: &Finding, prog: &GenProgram, div: &Divergence) -> Re
     for d in &div.diffs {
         s += &format!(";   {d}\n");
     }
-    if f.regalloc != RegAlloc::default() {
+    if f.regalloc == RegAlloc::SinglePass {
         s += "; compiled with Cranelift's single-pass register allocator (fuzz --backtracking): replay the JIT with LANEJIT_JIT_RA=single_pass\n";
     }
     if prog.launch {

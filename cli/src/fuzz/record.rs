@@ -1,9 +1,9 @@
 //! Fuzz divergences as record files (`kind: fuzz_case`, record format 2): the case exactly as the oracle ran
-//! it (the kernel as lanejit's `LJK1` container, the initial wave state with its memory, how `auto` ran, the optimising tier's register allocator, the
-//! install seed, the ignored fields, the planted bug compiled in) and what diverged (the engine, the
-//! differences, and the interpreter's and that engine's outcome hashes). `lanejit fuzz` writes one beside each
-//! reproducer; `lanejit replay` runs it again: exit 1 while an engine still diverges from the interpreter, 0
-//! once none does (docs/schedules.md, "Fuzz divergences").
+//! it (the kernel as lanejit's `LJK1` container, the initial wave state with its memory, how `auto` ran, the
+//! optimising tier's register allocator, the install seed, the ignored fields, the planted bug compiled in)
+//! and what diverged (the engine, the differences, and the interpreter's and that engine's outcome hashes).
+//! `lanejit fuzz` writes one beside each reproducer; `lanejit replay` runs it again: exit 1 while an engine
+//! still diverges from the interpreter, 0 once none does (docs/schedules.md, "Fuzz divergences").
 
 use super::campaign::{reproducer_source, Finding};
 use super::oracle::{check_kernel_with, outcome_hash, run_reference, AutoMode, CheckOptions, Divergence};
@@ -253,7 +253,7 @@ pub fn replay_file(file: &std::path::Path, text: &str, only: Option<Engine>) -> 
         record.seed,
         record.state,
         record.auto,
-        record.regalloc.as_deref().unwrap_or("backtracking"),
+        record.regalloc.as_deref().unwrap_or(RegAlloc::Backtracking.name()),
         record.mutant.map_or(String::new(), |m| format!(", planted bug {m}"))
     );
     println!("recorded: {:?} diverged from interp: {}", was.engine, was.differences.first().map_or("", |s| s));
